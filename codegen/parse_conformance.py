@@ -1,0 +1,200 @@
+"""Reads an entry's `conformance:` mapping: what the generated tests need beyond the schema.
+
+Keys: `reference` (a scalar C++ expression over the argument names), `samples` (a list of
+{argument: shape or value}), `domain` ({argument: positive | nonzero | unit | [lo, hi]}),
+`dtypes` (the dtypes the operator supports), `tolerance` ({dtype: {atol, rtol}}) and `skip`
+({check: reason}). Every argument name, dtype and check name is checked, with suggestions.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from codegen.errors import ErrorCollector, Location, SchemaError, describe_yaml_value, suggestion
+from codegen.model import (CONFORMANCE_CHECKS, DOMAIN_KINDS, DTYPES, Argument, ConformanceHints,
+                           Domain, FrozenDict, FunctionSchema, Sample, SampleInput, Tolerance)
+from codegen.yaml_values import (Node, expect_list, expect_mapping, expect_number,
+                                 expect_string, freeze, item_loc, name_list)
+
+CONFORMANCE_KEYS = ("reference", "samples", "domain", "dtypes", "tolerance", "skip")
+TOLERANCE_KEYS = ("atol", "rtol")
+
+
+def parse_conformance(value: Any, loc: Location, path: str, func: FunctionSchema,
+                      errors: ErrorCollector) -> ConformanceHints:
+    name = func.full_name
+    node = Node(expect_mapping(value, loc, f"'conformance' of '{name}'"), path)
+    fields: dict[str, Any] = {"reference": None, "samples": (), "domain": FrozenDict(),
+                              "dtypes": None, "tolerance": FrozenDict(), "skip": FrozenDict()}
+    readers: dict[str, Callable[[Any, Location], Any]] = {
+        "reference": lambda v, at: expect_string(v, at, f"conformance 'reference' of '{name}'"),
+        "samples": lambda v, at: _parse_samples(v, at, path, func, errors),
+        "domain": lambda v, at: _parse_domain(v, at, path, func, errors),
+        "dtypes": lambda v, at: _parse_dtypes(v, at, path, name),
+        "tolerance": lambda v, at: _parse_tolerances(v, at, path, name, errors),
+        "skip": lambda v, at: _parse_skips(v, at, path, name, errors),
+    }
+    for key, reader in readers.items():
+        if node.has(key):
+            with errors.collecting():
+                fields[key] = reader(node.take(key), node.loc_of(key))
+    node.report_unknown(errors, "conformance key", CONFORMANCE_KEYS, f" in '{name}'")
+    return ConformanceHints(loc=loc, **fields)
+
+
+def _argument_named(key: Any, loc: Location, func: FunctionSchema, what: str) -> Argument:
+    """The non-out argument `key` names; out arguments are made by the harness."""
+    arguments = {a.name: a for a in func.non_out_arguments}
+    if key not in arguments:
+        raise SchemaError(loc, f"{what} names unknown argument '{key}' of '{func.full_name}'"
+                               + suggestion(str(key), list(arguments)))
+    return arguments[key]
+
+
+def _parse_samples(value: Any, loc: Location, path: str, func: FunctionSchema,
+                   errors: ErrorCollector) -> tuple[Sample, ...]:
+    samples = expect_list(value, loc, f"conformance 'samples' of '{func.full_name}'")
+    parsed = []
+    for index, item in enumerate(samples):
+        with errors.collecting():
+            parsed.append(_parse_sample(item, item_loc(path, samples, index), path, func, errors))
+    return tuple(parsed)
+
+
+def _parse_sample(value: Any, loc: Location, path: str, func: FunctionSchema,
+                  errors: ErrorCollector) -> Sample:
+    mapping = expect_mapping(value, loc, f"each conformance sample of '{func.full_name}'")
+    inputs: dict[str, SampleInput] = {}
+    errors_before = len(errors)
+    for key, item in mapping.items():
+        key_loc = Location(path, mapping.line_of(key))
+        with errors.collecting():
+            argument = _argument_named(key, key_loc, func, "conformance sample")
+            inputs[argument.name] = _sample_input(argument, item, key_loc, func.full_name)
+    missing = [a.name for a in func.non_out_arguments
+               if a.default is None and a.name not in mapping]
+    if missing and len(errors) == errors_before:  # a misspelt name is reported once
+        raise SchemaError(loc, f"conformance sample of '{func.full_name}' lacks required "
+                               "argument" + ("s " if len(missing) > 1 else " ")
+                               + ", ".join(f"'{m}'" for m in missing))
+    ordered = [(n, inputs[n]) for n in func.argument_names if n in inputs]
+    return Sample(FrozenDict(ordered), loc)
+
+
+def _is_shape(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(size, int) and not isinstance(size, bool) and size >= 0 for size in value)
+
+
+_SCALAR_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "bool": lambda v: isinstance(v, bool),
+    "str": lambda v: isinstance(v, str),
+    "Scalar": lambda v: isinstance(v, (int, float, bool)),
+}
+_SCALAR_CHECKS["SymInt"] = _SCALAR_CHECKS["int"]
+_SCALAR_CHECKS["ScalarType"] = lambda v: v in DTYPES
+
+
+def _sample_input(argument: Argument, value: Any, loc: Location, op_name: str) -> SampleInput:
+    type_ = argument.type
+    what = f"sample value for '{argument.name}' ({type_}) of '{op_name}'"
+    if value is None:
+        if not (type_.optional or argument.default == "None"):
+            raise SchemaError(loc, f"{what} cannot be None; the argument is not optional")
+        return SampleInput(argument.name, "value", value=None)
+    if type_.is_tensor:
+        if not _is_shape(value):
+            raise SchemaError(loc, f"{what} must be a shape such as [3, 4], "
+                                   f"found {describe_yaml_value(value)}")
+        return SampleInput(argument.name, "tensor", shape=freeze(value))
+    if type_.is_tensor_list:
+        if not isinstance(value, list) or not all(_is_shape(shape) for shape in value):
+            raise SchemaError(loc, f"{what} must be a list of shapes such as [[2, 3], [2, 3]], "
+                                   f"found {describe_yaml_value(value)}")
+        return SampleInput(argument.name, "tensor_list", shapes=freeze(value))
+    check = _SCALAR_CHECKS.get(type_.base, lambda v: isinstance(v, str))
+    items = value if type_.is_list and isinstance(value, list) else [value]
+    if (isinstance(value, (list, dict)) and not type_.is_list) or not all(map(check, items)):
+        raise SchemaError(loc, f"{what} does not fit the type, found {describe_yaml_value(value)}")
+    return SampleInput(argument.name, "value", value=freeze(value))
+
+
+def _parse_domain(value: Any, loc: Location, path: str, func: FunctionSchema,
+                  errors: ErrorCollector) -> FrozenDict:
+    mapping = expect_mapping(value, loc, f"conformance 'domain' of '{func.full_name}'")
+    domains: dict[str, Domain] = {}
+    for key, spec in mapping.items():
+        key_loc = Location(path, mapping.line_of(key))
+        with errors.collecting():
+            argument = _argument_named(key, key_loc, func, "conformance domain")
+            domains[argument.name] = _domain(spec, key_loc, f"domain of '{argument.name}'")
+    return FrozenDict(domains)
+
+
+def _domain(spec: Any, loc: Location, what: str) -> Domain:
+    if isinstance(spec, str):
+        if spec not in DOMAIN_KINDS:
+            raise SchemaError(loc, f"unknown {what} '{spec}'"
+                                   + suggestion(spec, DOMAIN_KINDS + ("[low, high]",)))
+        return Domain(spec)
+    if isinstance(spec, list) and len(spec) == 2:
+        low = expect_number(spec[0], loc, f"the low end of the {what}")
+        high = expect_number(spec[1], loc, f"the high end of the {what}")
+        if not low < high:
+            raise SchemaError(loc, f"{what} is empty: [{spec[0]}, {spec[1]}] needs low < high")
+        return Domain("interval", low, high)
+    raise SchemaError(loc, f"{what} must be one of {', '.join(DOMAIN_KINDS)} or [low, high], "
+                           f"found {describe_yaml_value(spec)}")
+
+
+def _dtype(name: str, loc: Location, op_name: str) -> str:
+    if name not in DTYPES:
+        raise SchemaError(loc, f"unknown dtype '{name}' in conformance of '{op_name}'"
+                               + suggestion(name, DTYPES))
+    return name
+
+
+def _parse_dtypes(value: Any, loc: Location, path: str, op_name: str) -> tuple[str, ...]:
+    names = name_list(value, loc, path, f"conformance 'dtypes' of '{op_name}'")
+    return tuple(dict.fromkeys(_dtype(name, name_loc, op_name) for name, name_loc in names))
+
+
+def _parse_tolerances(value: Any, loc: Location, path: str, op_name: str,
+                      errors: ErrorCollector) -> FrozenDict:
+    mapping = expect_mapping(value, loc, f"conformance 'tolerance' of '{op_name}'")
+    tolerances: dict[str, Tolerance] = {}
+    for dtype, spec in mapping.items():
+        key_loc = Location(path, mapping.line_of(dtype))
+        with errors.collecting():
+            _dtype(str(dtype), key_loc, op_name)
+            what = f"tolerance for {dtype} in '{op_name}'"
+            node = Node(expect_mapping(spec, key_loc, what), path)
+            bounds = {}
+            for key in TOLERANCE_KEYS:
+                if node.has(key):
+                    number = expect_number(node.take(key), node.loc_of(key), f"{key} of the {what}")
+                    if number < 0:
+                        raise SchemaError(node.loc_of(key), f"{key} of the {what} is negative")
+                    bounds[key] = number
+            node.report_unknown(errors, "tolerance key", TOLERANCE_KEYS, f" in '{op_name}'")
+            if not bounds and not node.unread():
+                raise SchemaError(key_loc, f"{what} gives neither atol nor rtol")
+            tolerances[str(dtype)] = Tolerance(bounds.get("atol"), bounds.get("rtol"))
+    return FrozenDict(tolerances)
+
+
+def _parse_skips(value: Any, loc: Location, path: str, op_name: str,
+                 errors: ErrorCollector) -> FrozenDict:
+    mapping = expect_mapping(value, loc, f"conformance 'skip' of '{op_name}'")
+    skips: dict[str, str] = {}
+    for check, reason in mapping.items():
+        key_loc = Location(path, mapping.line_of(check))
+        with errors.collecting():
+            if check not in CONFORMANCE_CHECKS:
+                raise SchemaError(key_loc, f"unknown conformance check '{check}' in '{op_name}'"
+                                           + suggestion(str(check), CONFORMANCE_CHECKS))
+            skips[check] = expect_string(reason, key_loc, f"the reason for skipping '{check}' "
+                                                          f"in '{op_name}'")
+    return FrozenDict(skips)

@@ -1,0 +1,70 @@
+"""Renders the templates over the validated model and writes what changed.
+
+Conventions for templates/ (see templates/README.md once it exists):
+  - every top-level `<Name>.j2` renders to `<out_dir>/<Name>` ("Operators.h.j2" makes
+    "Operators.h"); files whose name starts with `_` are macro libraries to import, not
+    outputs;
+  - a template listed in SHARDED_TEMPLATES renders into that many files instead,
+    "ConformanceTests.cpp.j2" with 4 shards making ConformanceTests_0.cpp .. _3.cpp, each
+    over its shard of the operators (see writer.shard);
+  - each output starts with the banner naming its template.
+A template sees: `registry` (the Registry), `functions` (all operators, or the shard's),
+`groups` (structured groups), `cpp` (the cpp_types module), `template_name`,
+`shard_index` and `shard_count` (0 and 1 when not sharded).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codegen import cpp_types
+from codegen.registry import Registry
+from codegen.writer import make_environment, shard, with_banner, write_if_changed
+
+# Template name -> number of output shards. Fixed, so the build knows every output's name.
+SHARDED_TEMPLATES: dict[str, int] = {}
+
+TEMPLATE_SUFFIX = ".j2"
+
+
+def discover_templates(templates_dir: Path) -> list[str]:
+    """The output templates in `templates_dir`, sorted; none when the folder is absent."""
+    if not templates_dir.is_dir():
+        return []
+    return sorted(p.name for p in templates_dir.iterdir()
+                  if p.is_file() and p.name.endswith(TEMPLATE_SUFFIX)
+                  and not p.name.startswith("_"))
+
+
+def output_names(template_name: str) -> list[str]:
+    """The files one template makes: ["Operators.h"], or one per shard."""
+    name = template_name[: -len(TEMPLATE_SUFFIX)]
+    count = SHARDED_TEMPLATES.get(template_name)
+    if count is None:
+        return [name]
+    stem, dot, suffix = name.partition(".")
+    return [f"{stem}_{index}{dot}{suffix}" for index in range(count)]
+
+
+def render_all(model: Registry, templates_dir: Path | str, out_dir: Path | str) -> list[Path]:
+    """Renders every template; returns every output path, written or already up to date.
+    Renders nothing when `templates_dir` holds no templates."""
+    templates_dir, out_dir = Path(templates_dir), Path(out_dir)
+    templates = discover_templates(templates_dir)
+    if not templates:
+        return []
+    environment = make_environment(templates_dir)
+    outputs: list[Path] = []
+    for template_name in templates:
+        template = environment.get_template(template_name)
+        names = output_names(template_name)
+        shards = shard(model.functions, len(names)) if len(names) > 1 else [list(model.functions)]
+        for index, (name, functions) in enumerate(zip(names, shards)):
+            text = template.render(
+                registry=model, functions=functions, groups=model.structured_groups,
+                cpp=cpp_types, template_name=template_name,
+                shard_index=index, shard_count=len(names))
+            path = out_dir / name
+            write_if_changed(path, with_banner(template_name, text))
+            outputs.append(path)
+    return outputs

@@ -1,0 +1,49 @@
+#include "core/allocator.h"
+
+#include <array>
+#include <atomic>
+#include <cstdlib>
+
+#include "core/error.h"
+
+namespace tg {
+
+namespace {
+
+class CpuAllocator final : public Allocator {
+ public:
+  DataPtr allocate(size_t nbytes) override {
+    if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, Device(DeviceType::CPU));
+    void* data = nullptr;
+    if (posix_memalign(&data, kCpuAlignment, nbytes) != 0 || data == nullptr) {
+      TG_THROW(OutOfMemoryError, "[cpu_allocator] could not allocate ", nbytes, " bytes");
+    }
+    return DataPtr(data, data, &std::free, Device(DeviceType::CPU));
+  }
+};
+
+std::array<std::atomic<Allocator*>, kNumDeviceTypes>& allocator_registry() {
+  static std::array<std::atomic<Allocator*>, kNumDeviceTypes> registry{};
+  return registry;
+}
+
+}  // namespace
+
+Allocator* cpu_allocator() {
+  static CpuAllocator allocator;
+  return &allocator;
+}
+
+Allocator* get_allocator(DeviceType type) {
+  Allocator* allocator = allocator_registry()[static_cast<int>(type)].load(std::memory_order_acquire);
+  if (allocator == nullptr && type == DeviceType::CPU) return cpu_allocator();
+  TG_CHECK_NOT_IMPLEMENTED(allocator != nullptr, "[get_allocator] no allocator for device type ", type,
+                           ": this build of tensorgen has no backend for it, or it is not available");
+  return allocator;
+}
+
+void set_allocator(DeviceType type, Allocator* allocator) {
+  allocator_registry()[static_cast<int>(type)].store(allocator, std::memory_order_release);
+}
+
+}  // namespace tg

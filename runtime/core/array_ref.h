@@ -1,0 +1,77 @@
+// ArrayRef<T>: a non-owning view of contiguous elements (pointer + length), like c10::ArrayRef.
+// Invariant: the viewed elements outlive the ArrayRef; it never allocates.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <ostream>
+#include <vector>
+
+#include "core/error.h"
+
+namespace tg {
+
+template <typename T>
+class ArrayRef {
+ public:
+  using value_type = T;
+  using iterator = const T*;
+  using const_iterator = const T*;
+
+  constexpr ArrayRef() = default;
+  constexpr ArrayRef(const T& one) : data_(&one), size_(1) {}  // NOLINT: implicit like c10
+  constexpr ArrayRef(const T* data, size_t size) : data_(data), size_(size) {}
+  template <typename A>
+  ArrayRef(const std::vector<T, A>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
+  template <size_t N>
+  constexpr ArrayRef(const std::array<T, N>& a) : data_(a.data()), size_(N) {}  // NOLINT
+  template <size_t N>
+  constexpr ArrayRef(const T (&a)[N]) : data_(a), size_(N) {}  // NOLINT
+  // Views the initializer list's backing array: valid for the full expression only.
+  constexpr ArrayRef(const std::initializer_list<T>& list)  // NOLINT
+      : data_(list.begin() == list.end() ? nullptr : list.begin()), size_(list.size()) {}
+
+  constexpr const T* data() const { return data_; }
+  constexpr size_t size() const { return size_; }
+  constexpr bool empty() const { return size_ == 0; }
+  constexpr const T* begin() const { return data_; }
+  constexpr const T* end() const { return data_ + size_; }
+  constexpr const T& front() const { return data_[0]; }
+  constexpr const T& back() const { return data_[size_ - 1]; }
+  constexpr const T& operator[](size_t i) const { return data_[i]; }
+  const T& at(size_t i) const {
+    TG_CHECK_INDEX(i < size_, "[ArrayRef] index ", i, " out of range for size ", size_);
+    return data_[i];
+  }
+  ArrayRef slice(size_t start, size_t length) const { return ArrayRef(data_ + start, length); }
+  ArrayRef slice(size_t start) const { return ArrayRef(data_ + start, size_ - start); }
+  std::vector<T> vec() const { return std::vector<T>(begin(), end()); }
+
+  bool equals(ArrayRef other) const {
+    if (size_ != other.size_) return false;
+    for (size_t i = 0; i < size_; ++i) {
+      if (!(data_[i] == other.data_[i])) return false;
+    }
+    return true;
+  }
+  friend bool operator==(ArrayRef a, ArrayRef b) { return a.equals(b); }
+
+ private:
+  const T* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+using IntArrayRef = ArrayRef<int64_t>;
+using OptionalIntArrayRef = std::optional<IntArrayRef>;
+
+template <typename T>
+std::ostream& operator<<(std::ostream& out, ArrayRef<T> list) {
+  out << "[";
+  for (size_t i = 0; i < list.size(); ++i) out << (i ? ", " : "") << list[i];
+  return out << "]";
+}
+
+}  // namespace tg

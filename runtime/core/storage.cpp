@@ -1,0 +1,28 @@
+#include "core/storage.h"
+
+#include <cstring>
+
+#include "core/error.h"
+
+namespace tg {
+
+void StorageImpl::grow_to(size_t nbytes) {
+  if (nbytes <= nbytes_) return;
+  TG_CHECK(resizable(), "[resize] cannot resize a tensor whose memory is owned outside tensorgen (from_blob): has ",
+           nbytes_, " bytes, needs ", nbytes);
+  DataPtr bigger = allocator_->allocate(nbytes);
+  if (nbytes_ > 0) {
+    // Only host memory is copied here; device backends replace the allocator and copy themselves.
+    TG_CHECK_NOT_IMPLEMENTED(device().is_cpu(), "[resize] growing a ", device(), " storage in place is not supported");
+    std::memcpy(bigger.get(), data_ptr_.get(), nbytes_);
+  }
+  data_ptr_ = std::move(bigger);
+  nbytes_ = nbytes;
+}
+
+Storage make_storage(size_t nbytes, Device device) {
+  Allocator* allocator = get_allocator(device.type());
+  return make_intrusive<StorageImpl>(allocator->allocate(nbytes), nbytes, allocator);
+}
+
+}  // namespace tg

@@ -1,0 +1,72 @@
+#include "core/tensor_impl.h"
+
+#include "core/error.h"
+
+namespace tg {
+
+TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
+    : storage_(std::move(storage)), dtype_(dtype), key_set_(backend_key_for(storage_->device().type())) {
+  TG_INTERNAL_ASSERT(storage_, "a TensorImpl needs a storage");
+  set_sizes_contiguous(sizes);
+}
+
+TensorImpl::~TensorImpl() = default;
+
+void contiguous_strides(IntArrayRef sizes, int64_t* strides_out) {
+  int64_t stride = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides_out[i] = stride;
+    stride *= std::max<int64_t>(sizes[i], 1);
+  }
+}
+
+void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {
+  for (int64_t s : sizes) {
+    TG_CHECK_VALUE(s >= 0, "[tensor] sizes must be non-negative, got ", sizes);
+  }
+  sizes_and_strides_.resize(sizes.size());
+  std::copy(sizes.begin(), sizes.end(), sizes_and_strides_.sizes_data());
+  contiguous_strides(sizes, sizes_and_strides_.strides_data());
+  refresh_numel_and_contiguity();
+}
+
+void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides) {
+  TG_CHECK_VALUE(sizes.size() == strides.size(), "[tensor] expected as many strides as sizes, got sizes ", sizes,
+                 " and strides ", strides);
+  for (int64_t s : sizes) {
+    TG_CHECK_VALUE(s >= 0, "[tensor] sizes must be non-negative, got ", sizes);
+  }
+  sizes_and_strides_.resize(sizes.size());
+  std::copy(sizes.begin(), sizes.end(), sizes_and_strides_.sizes_data());
+  std::copy(strides.begin(), strides.end(), sizes_and_strides_.strides_data());
+  refresh_numel_and_contiguity();
+}
+
+void TensorImpl::refresh_numel_and_contiguity() {
+  int64_t n = 1;
+  for (int64_t s : sizes()) n *= s;
+  numel_ = n;
+  // Dims of size 1 may have any stride; an empty tensor is contiguous.
+  bool contiguous = true;
+  if (n != 0) {
+    int64_t expected = 1;
+    for (int64_t i = dim() - 1; i >= 0; --i) {
+      if (size(i) == 1) continue;
+      if (stride(i) != expected) {
+        contiguous = false;
+        break;
+      }
+      expected *= size(i);
+    }
+  }
+  is_contiguous_ = contiguous;
+}
+
+size_t TensorImpl::required_storage_bytes() const {
+  if (numel_ == 0) return 0;
+  int64_t last = storage_offset_;
+  for (int64_t i = 0; i < dim(); ++i) last += (size(i) - 1) * stride(i);
+  return static_cast<size_t>(last + 1) * itemsize();
+}
+
+}  // namespace tg

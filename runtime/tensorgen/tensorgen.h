@@ -1,0 +1,14 @@
+// The one header a tensorgen user includes: #include <tensorgen/tensorgen.h>
+#pragma once
+
+#include "core/allocator.h"
+#include "core/device.h"
+#include "core/error.h"
+#include "core/ivalue.h"
+#include "core/scalar.h"
+#include "core/scalar_type.h"
+#include "core/tensor.h"
+#include "core/tensor_options.h"
+#include "dispatch/dispatcher.h"
+#include "dispatch/library.h"
+#include "dispatch/schema_parser.h"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs from Debian's registry what a fresh machine lacks to build and test tensorgen.
+# Idempotent: when everything is present it installs nothing and says so.
+set -euo pipefail
+
+packages=(
+  meson ninja-build pkg-config g++
+  libyaml-cpp-dev doctest-dev
+  python3 python3-yaml python3-jinja2
+  libopenblas-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all build dependencies present"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+sudo_cmd=""
+[ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo_cmd apt-get update -qq
+$sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done"
