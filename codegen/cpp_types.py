@@ -225,6 +225,13 @@ def arguments(func: FunctionSchema) -> tuple[CppArgument, ...]:
 
 
 def signature(func: FunctionSchema, name: str, with_defaults: bool = False) -> str:
-    """"Tensor add_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha)"."""
-    declarations = ", ".join(a.declaration(with_defaults) for a in arguments(func))
+    """"Tensor add_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha)".
+    With defaults, only the trailing run of defaulted arguments gets them, as C++ requires
+    (add.out's `alpha=1` is followed by `out`, so it gets none)."""
+    cpp_arguments = arguments(func)
+    first_default = len(cpp_arguments)
+    while first_default > 0 and cpp_arguments[first_default - 1].default is not None:
+        first_default -= 1
+    declarations = ", ".join(a.declaration(with_defaults and index >= first_default)
+                             for index, a in enumerate(cpp_arguments))
     return f"{returns_type(func.returns)} {name}({declarations})"

@@ -104,16 +104,27 @@ def suggestion(word: str, candidates: Iterable[str], list_all_below: int = 12) -
     return ""
 
 
-def describe_yaml_value(value: object) -> str:
-    """How a YAML value reads in a message: "a list", "a mapping", "'text'", "5"."""
-    if value is None:
-        return "nothing"
+def _flow(value: object) -> str:
+    """A value in YAML flow style: [2, -1], {self: [3]}, True, text."""
     if isinstance(value, bool):
         return "True" if value else "False"
+    if value is None:
+        return "null"
     if isinstance(value, dict):
-        return "a mapping"
+        return "{" + ", ".join(f"{_flow(k)}: {_flow(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):
-        return "a list"
+        return "[" + ", ".join(_flow(item) for item in value) + "]"
+    return str(value)
+
+
+def describe_yaml_value(value: object, longest: int = 40) -> str:
+    """How a YAML value reads in a message: "'text'", "5", "[2, -1]", or "a list" and
+    "a mapping" when the value is too long to quote."""
+    if value is None:
+        return "nothing"
     if isinstance(value, str):
         return f"'{value}'"
-    return str(value)
+    text = _flow(value)
+    if len(text) <= longest or not isinstance(value, (dict, list)):
+        return text
+    return "a mapping" if isinstance(value, dict) else "a list"

@@ -45,6 +45,9 @@ def parse_conformance(value: Any, loc: Location, path: str, func: FunctionSchema
 def _argument_named(key: Any, loc: Location, func: FunctionSchema, what: str) -> Argument:
     """The non-out argument `key` names; out arguments are made by the harness."""
     arguments = {a.name: a for a in func.non_out_arguments}
+    if key in {a.name for a in func.out_arguments}:
+        raise SchemaError(loc, f"{what} names out argument '{key}' of '{func.full_name}'; "
+                               "the harness makes out arguments itself")
     if key not in arguments:
         raise SchemaError(loc, f"{what} names unknown argument '{key}' of '{func.full_name}'"
                                + suggestion(str(key), list(arguments)))
@@ -129,14 +132,16 @@ def _parse_domain(value: Any, loc: Location, path: str, func: FunctionSchema,
         key_loc = Location(path, mapping.line_of(key))
         with errors.collecting():
             argument = _argument_named(key, key_loc, func, "conformance domain")
-            domains[argument.name] = _domain(spec, key_loc, f"domain of '{argument.name}'")
+            domains[argument.name] = _domain(spec, key_loc, argument.name, func.full_name)
     return FrozenDict(domains)
 
 
-def _domain(spec: Any, loc: Location, what: str) -> Domain:
+def _domain(spec: Any, loc: Location, argument_name: str, op_name: str) -> Domain:
+    what = f"domain of '{argument_name}' in '{op_name}'"
     if isinstance(spec, str):
         if spec not in DOMAIN_KINDS:
-            raise SchemaError(loc, f"unknown {what} '{spec}'"
+            raise SchemaError(loc, f"unknown domain '{spec}' for '{argument_name}' in "
+                                   f"'{op_name}'"
                                    + suggestion(spec, DOMAIN_KINDS + ("[low, high]",)))
         return Domain(spec)
     if isinstance(spec, list) and len(spec) == 2:

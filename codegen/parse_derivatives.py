@@ -18,6 +18,7 @@ from codegen.yaml_values import expect_bool, expect_list, expect_mapping, item_l
 
 OUTPUT_DIFFERENTIABILITY = "output_differentiability"
 NON_DIFFERENTIABLE = "non_differentiable"
+_RESULT = re.compile(r"result\d*\Z")
 _NOT_IMPLEMENTED = re.compile(
     r"""not_implemented\(\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\s*\)\Z""")
 
@@ -57,6 +58,12 @@ def _parse_key(key: str, loc: Location, func: FunctionSchema) -> tuple[str, ...]
             raise SchemaError(loc, f"derivative key '{key}' of '{func.full_name}' has an "
                                    "empty name")
         if variable not in inputs and variable not in outputs:
+            if _RESULT.match(variable):
+                count = len(func.returns)
+                raise SchemaError(loc, f"derivative for unknown output '{variable}' of "
+                                       f"'{func.full_name}', which returns {count} "
+                                       + ("value" if count == 1 else "values")
+                                       + suggestion(variable, outputs))
             raise SchemaError(loc, f"derivative for unknown argument '{variable}' of "
                                    f"'{func.full_name}'"
                                    + suggestion(variable, inputs + outputs))
@@ -97,6 +104,7 @@ def _parse_output_differentiability(value: Any, loc: Location, path: str,
     flags = tuple(expect_bool(item, item_loc(path, items, index), f"each entry of {what}")
                   for index, item in enumerate(items))
     if len(flags) != len(func.returns):
+        count = len(func.returns)
         raise SchemaError(loc, f"{what} has {len(flags)} entries but the overload returns "
-                               f"{len(func.returns)} values")
+                               f"{count} " + ("value" if count == 1 else "values"))
     return flags

@@ -48,7 +48,7 @@ def parse_document(document: Any, path: str, errors: ErrorCollector,
     if not isinstance(document, LocatedList):
         line = getattr(document, "line", 1)
         errors.error(Location(path, line), "top level must be a list of operator entries, "
-                                           f"found {describe_yaml_value(document)}")
+                                           f"found {describe_yaml_value(document, longest=0)}")
         return
     for index, entry in enumerate(document):
         if not isinstance(entry, LocatedMap):

@@ -139,7 +139,8 @@ class _Parser:
             if self.at("*"):
                 star = self.advance()
                 if kwarg_only:
-                    raise SchemaSyntaxError(f"second '*' at column {star.column}", star.column)
+                    raise SchemaSyntaxError(f"unexpected second '*' at column {star.column}",
+                                            star.column)
                 kwarg_only = True
                 if not self.at(","):
                     raise self.fail("',' after '*'")

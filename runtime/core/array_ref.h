@@ -30,9 +30,13 @@ class ArrayRef {
   constexpr ArrayRef(const std::array<T, N>& a) : data_(a.data()), size_(N) {}  // NOLINT
   template <size_t N>
   constexpr ArrayRef(const T (&a)[N]) : data_(a), size_(N) {}  // NOLINT
-  // Views the initializer list's backing array: valid for the full expression only.
+  // Views the initializer list's backing array: valid for the full expression only, which is
+  // what a call like tg::zeros({2, 3}) needs (the warning is about exactly that lifetime).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
   constexpr ArrayRef(const std::initializer_list<T>& list)  // NOLINT
       : data_(list.begin() == list.end() ? nullptr : list.begin()), size_(list.size()) {}
+#pragma GCC diagnostic pop
 
   constexpr const T* data() const { return data_; }
   constexpr size_t size() const { return size_; }

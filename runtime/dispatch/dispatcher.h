@@ -57,7 +57,7 @@ class OperatorHandle {
 
 namespace detail {
 
-inline void add_dispatch_keys(DispatchKeySet& ks, const TensorBase& t) {
+inline void add_dispatch_keys(DispatchKeySet& ks, const Tensor& t) {
   if (TensorImpl* impl = t.unsafeGetTensorImpl()) ks |= impl->key_set();
 }
 inline void add_dispatch_keys(DispatchKeySet& ks, const std::optional<Tensor>& t) {
@@ -69,8 +69,11 @@ inline void add_dispatch_keys(DispatchKeySet& ks, TensorList list) {
 inline void add_dispatch_keys(DispatchKeySet& ks, const std::vector<std::optional<Tensor>>& list) {
   for (const auto& t : list) add_dispatch_keys(ks, t);
 }
+// Non-tensor arguments carry no keys. (Constrained, so that it never outranks the overloads
+// above: an unconstrained template would be an exact match for a derived tensor type.)
 template <typename T>
-inline void add_dispatch_keys(DispatchKeySet&, const T&) {}  // non-tensor arguments carry no keys
+  requires(!std::is_base_of_v<TensorBase, T>)
+inline void add_dispatch_keys(DispatchKeySet&, const T&) {}
 
 // The key set a call dispatches on (see the header comment).
 template <typename... Args>

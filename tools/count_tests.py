@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Counts test cases from a Meson test log and prints "N passed, N failed[, N skipped]".
+
+Each Meson test is an executable holding many cases; the count comes from what each one
+reports: doctest's "[doctest] test cases: ..." line, or unittest's "Ran N tests" and its
+verdict. A test whose output has neither (or that crashed before its summary) counts as one
+case, passed or failed by its exit status. Exits 1 when anything failed.
+"""
+import json
+import re
+import sys
+
+DOCTEST = re.compile(r"\[doctest\] test cases:\s*(\d+)\s*\|\s*(\d+) passed\s*\|\s*(\d+) failed\s*\|\s*(\d+) skipped")
+UNITTEST_RAN = re.compile(r"^Ran (\d+) tests? in", re.M)
+UNITTEST_FAILED = re.compile(r"^FAILED \(([^)]*)\)", re.M)
+UNITTEST_SKIPPED = re.compile(r"skipped=(\d+)")
+
+
+def count(entry):
+    """(passed, failed, skipped) for one Meson test."""
+    output = (entry.get("stdout") or "") + "\n" + (entry.get("stderr") or "")
+    result = entry.get("result", "")
+    ok = result in ("OK", "EXPECTEDFAIL")
+    doctest = DOCTEST.findall(output)
+    if doctest:
+        _, passed, failed, skipped = (int(x) for x in doctest[-1])
+        return passed, failed + (0 if ok or failed else 1), skipped
+    ran = UNITTEST_RAN.findall(output)
+    if ran:
+        total = int(ran[-1])
+        failed = 0
+        skipped = sum(int(x) for x in UNITTEST_SKIPPED.findall(output.split("Ran ")[-1]))
+        verdict = UNITTEST_FAILED.findall(output)
+        if verdict:
+            failed = sum(int(n) for n in re.findall(r"(?:failures|errors)=(\d+)", verdict[-1]))
+        if not ok and failed == 0:
+            failed = 1
+        return total - failed - skipped, failed, skipped
+    if result == "SKIP":
+        return 0, 0, 1
+    return (1, 0, 0) if ok else (0, 1, 0)
+
+
+def main(path):
+    passed = failed = skipped = 0
+    try:
+        with open(path) as log:
+            entries = [json.loads(line) for line in log if line.strip()]
+    except OSError as error:
+        print(f"count_tests: cannot read {path}: {error}", file=sys.stderr)
+        print("0 passed, 1 failed")
+        return 1
+    for entry in entries:
+        p, f, s = count(entry)
+        passed, failed, skipped = passed + p, failed + f, skipped + s
+    line = f"{passed} passed, {failed} failed"
+    if skipped:
+        line += f", {skipped} skipped"
+    print(line)
+    return 1 if failed or not entries else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "build/meson-logs/testlog.json"))
