@@ -86,27 +86,31 @@ def _syntax_error(path: str, text: str, error: yaml.YAMLError) -> SchemaError:
     if isinstance(error, yaml.MarkedYAMLError):
         mark = error.problem_mark or error.context_mark
         problem = error.problem or error.context or "invalid YAML"
+        if problem.startswith("but ") and error.context:  # "expected X" + "but found Y"
+            problem = f"{error.context}, {problem}"
         if mark is None:
             return SchemaError(Location(path, 0), f"invalid YAML: {problem}")
         return SchemaError(Location(path, mark.line + 1),
                            f"invalid YAML: {problem} (column {mark.column + 1})")
     if isinstance(error, yaml.reader.ReaderError):
         line = text.count("\n", 0, error.position) + 1
-        return SchemaError(Location(path, line),
-                           f"invalid YAML: unacceptable character {error.character!r}")
+        character = error.character
+        shown = f"U+{character:04X}" if isinstance(character, int) else repr(character)
+        return SchemaError(Location(path, line), f"invalid YAML: unacceptable character {shown}")
     return SchemaError(Location(path, 0), f"invalid YAML: {error}")
 
 
 def load_yaml_text(text: str, path: str, errors: ErrorCollector) -> Optional[Any]:
     """Parses `text` (the contents of `path`); on a syntax error reports it and returns None."""
-    loader = _LocatingLoader(text)
     try:
-        document = loader.get_single_data()
+        loader = _LocatingLoader(text)  # checks that every character is printable
+        try:
+            document = loader.get_single_data()
+        finally:
+            loader.dispose()
     except yaml.YAMLError as error:
         errors.add(_syntax_error(path, text, error))
         return None
-    finally:
-        loader.dispose()
     for key, line, first_line in loader.duplicate_keys:
         errors.error(Location(path, line), f"duplicate key '{key}' (first at line {first_line})")
     return document

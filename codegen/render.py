@@ -9,20 +9,29 @@ Conventions for templates/ (see templates/README.md once it exists):
     over its shard of the operators (see writer.shard);
   - each output starts with the banner naming its template.
 A template sees: `registry` (the Registry), `functions` (all operators, or the shard's),
-`groups` (structured groups), `cpp` (the cpp_types module), `template_name`,
-`shard_index` and `shard_count` (0 and 1 when not sharded).
+`groups` (structured groups), `cpp` (the cpp_types module), `api` (the cpp_api module),
+`operators` (cpp_api.Operator for every overload), `shard_operators` (the shard's),
+`kernels` (every hand-written function to declare), `template_name`, `shard_index` and
+`shard_count` (0 and 1 when not sharded).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from codegen import cpp_types
+from codegen import cpp_api, cpp_types
 from codegen.registry import Registry
 from codegen.writer import make_environment, shard, with_banner, write_if_changed
 
 # Template name -> number of output shards. Fixed, so the build knows every output's name.
-SHARDED_TEMPLATES: dict[str, int] = {}
+# Shards keep one new operator from recompiling every operator's glue.
+SHARDED_TEMPLATES: dict[str, int] = {
+    "Operators.cpp.j2": 4,
+    "RegisterCPU.cpp.j2": 4,
+    "RegisterCUDA.cpp.j2": 2,
+    "RegisterCompositeExplicitAutograd.cpp.j2": 2,
+    "RegisterCompositeImplicitAutograd.cpp.j2": 2,
+}
 
 TEMPLATE_SUFFIX = ".j2"
 
@@ -54,6 +63,8 @@ def render_all(model: Registry, templates_dir: Path | str, out_dir: Path | str) 
     if not templates:
         return []
     environment = make_environment(templates_dir)
+    operators = cpp_api.operators(model.functions)
+    kernels = cpp_api.kernel_declarations(model)
     outputs: list[Path] = []
     for template_name in templates:
         template = environment.get_template(template_name)
@@ -62,7 +73,8 @@ def render_all(model: Registry, templates_dir: Path | str, out_dir: Path | str) 
         for index, (name, functions) in enumerate(zip(names, shards)):
             text = template.render(
                 registry=model, functions=functions, groups=model.structured_groups,
-                cpp=cpp_types, template_name=template_name,
+                cpp=cpp_types, api=cpp_api, operators=operators, kernels=kernels,
+                shard_operators=cpp_api.operators(functions), template_name=template_name,
                 shard_index=index, shard_count=len(names))
             path = out_dir / name
             write_if_changed(path, with_banner(template_name, text))

@@ -21,9 +21,11 @@ def validate(parsed: ParsedEntries, errors: ErrorCollector) -> None:
     functions, incomplete = parsed.functions, parsed.incomplete
     for f in functions:
         _check_arguments(f.func, errors)
+        reported = len(errors)
         _check_inplace(f.func, errors)
         _check_out(f.func, errors)
-        _check_aliasing_returns(f.func, errors)
+        if len(errors) == reported:  # else the returns were already found wanting
+            _check_aliasing_returns(f.func, errors)
         _check_entry_keys(f, errors)
     _check_duplicates(parsed.declared, errors)
     _check_delegates(functions, incomplete, errors)
@@ -63,18 +65,20 @@ def _check_arguments(func: FunctionSchema, errors: ErrorCollector) -> None:
 
 
 def _check_inplace(func: FunctionSchema, errors: ErrorCollector) -> None:
-    """add_: writes to `Tensor(a!) self` and returns it."""
+    """add_: writes to `Tensor(a!) self` and returns it; a list self (`Tensor(a!)[] self`,
+    the _foreach_ family) may return nothing instead."""
     if not func.is_inplace_name or func.out_arguments:
         return
     self_argument = func.self_argument
-    if self_argument is None or not (self_argument.type.is_tensor and self_argument.type.is_write):
+    if self_argument is None or not (self_argument.type.base == "Tensor"
+                                     and self_argument.type.is_write):
         found = f"'{self_argument}'" if self_argument else "no 'self' argument"
         errors.error(func.loc, f"in-place overload '{func.full_name}' must take "
                                f"'Tensor(a!) self', found {found}")
         return
-    expected = f"Tensor{self_argument.type.annotation}"
-    if len(func.returns) != 1 or func.returns[0].type.annotation != self_argument.type.annotation \
-            or not func.returns[0].type.is_tensor:
+    expected = str(self_argument.type)
+    returned = tuple(str(r.type) for r in func.returns)
+    if returned != (expected,) and not (not returned and self_argument.type.is_list):
         errors.error(func.loc, f"in-place overload '{func.full_name}' must return "
                                f"'{expected}' (self), found '{func.returns_text()}'")
 

@@ -50,8 +50,13 @@ class ArrayRef {
     TG_CHECK_INDEX(i < size_, "[ArrayRef] index ", i, " out of range for size ", size_);
     return data_[i];
   }
-  ArrayRef slice(size_t start, size_t length) const { return ArrayRef(data_ + start, length); }
-  ArrayRef slice(size_t start) const { return ArrayRef(data_ + start, size_ - start); }
+  // Elements [start, start + length); the range must lie within this view (tg::IndexError).
+  ArrayRef slice(size_t start, size_t length) const {
+    TG_CHECK_INDEX(start <= size_ && length <= size_ - start, "[ArrayRef] slice of ", length, " elements at ", start,
+                   " out of range for size ", size_);
+    return ArrayRef(data_ + start, length);
+  }
+  ArrayRef slice(size_t start) const { return slice(start, start <= size_ ? size_ - start : 0); }
   std::vector<T> vec() const { return std::vector<T>(begin(), end()); }
 
   bool equals(ArrayRef other) const {

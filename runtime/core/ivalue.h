@@ -69,19 +69,18 @@ class IValue {
 
   IValue(const IValue& other) : tag_(other.tag_) { copy_payload(other); }
   IValue(IValue&& other) noexcept : tag_(other.tag_) { move_payload(std::move(other)); }
+  // Both assignments take `other` before releasing this value's payload: `other` may live
+  // inside it (v = v.toList()[0]), and releasing first would free it mid-assignment.
   IValue& operator=(const IValue& other) {
-    if (this != &other) {
-      destroy();
-      tag_ = other.tag_;
-      copy_payload(other);
-    }
+    if (this != &other) *this = IValue(other);
     return *this;
   }
   IValue& operator=(IValue&& other) noexcept {
     if (this != &other) {
+      IValue taken(std::move(other));
       destroy();
-      tag_ = other.tag_;
-      move_payload(std::move(other));
+      tag_ = taken.tag_;
+      move_payload(std::move(taken));
     }
     return *this;
   }

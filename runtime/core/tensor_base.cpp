@@ -16,6 +16,10 @@ void data_ptr_dtype_error(ScalarType expected, ScalarType actual) {
            actual);
 }
 
+void no_dims_error(const char* op, int64_t dim) {
+  TG_THROW(IndexError, "[", op, "] dimension specified as ", dim, " but tensor has no dimensions");
+}
+
 }  // namespace detail
 
 std::string TensorBase::toString() const {

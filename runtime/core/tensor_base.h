@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/intrusive_ptr.h"
+#include "core/scalar.h"
 #include "core/tensor_impl.h"
 #include "core/tensor_options.h"
 #include "core/wrap_dim.h"
@@ -19,6 +20,7 @@ namespace tg {
 namespace detail {
 [[noreturn]] void undefined_tensor_error(const char* what);
 [[noreturn]] void data_ptr_dtype_error(ScalarType expected, ScalarType actual);
+[[noreturn]] void no_dims_error(const char* op, int64_t dim);
 }  // namespace detail
 
 class TensorBase {
@@ -31,8 +33,8 @@ class TensorBase {
 
   IntArrayRef sizes() const { return impl().sizes(); }
   IntArrayRef strides() const { return impl().strides(); }
-  int64_t size(int64_t dim) const { return impl().size(maybe_wrap_dim(dim, this->dim(), "size")); }
-  int64_t stride(int64_t dim) const { return impl().stride(maybe_wrap_dim(dim, this->dim(), "stride")); }
+  int64_t size(int64_t dim) const { return impl().size(wrap_existing_dim(dim, "size")); }
+  int64_t stride(int64_t dim) const { return impl().stride(wrap_existing_dim(dim, "stride")); }
   int64_t dim() const { return impl().dim(); }
   int64_t ndimension() const { return dim(); }
   int64_t numel() const { return impl().numel(); }
@@ -76,6 +78,13 @@ class TensorBase {
     return defined() && other.defined() && storage().get() == other.storage().get();
   }
 
+  // The value of a one-element tensor (copied to the CPU first if needed).
+  Scalar item() const;
+  template <typename T>
+  T item() const {
+    return item().to<T>();
+  }
+
   TensorImpl* unsafeGetTensorImpl() const noexcept { return impl_.get(); }
   const IntrusivePtr<TensorImpl>& getIntrusivePtr() const noexcept { return impl_; }
   // "[CPUFloatType [2, 3]]"-like description used in error messages.
@@ -85,6 +94,12 @@ class TensorBase {
   TensorImpl& impl() const {
     if (__builtin_expect(impl_ == nullptr, 0)) detail::undefined_tensor_error("access");
     return *impl_;
+  }
+  // Like maybe_wrap_dim, but a zero-dim tensor has no size or stride to read at dim 0 or -1.
+  int64_t wrap_existing_dim(int64_t dim, const char* op) const {
+    const int64_t ndim = this->dim();
+    if (__builtin_expect(ndim == 0, 0)) detail::no_dims_error(op, dim);
+    return maybe_wrap_dim(dim, ndim, op);
   }
 
   IntrusivePtr<TensorImpl> impl_;

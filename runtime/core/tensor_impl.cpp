@@ -5,8 +5,10 @@
 namespace tg {
 
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
-    : storage_(std::move(storage)), dtype_(dtype), key_set_(backend_key_for(storage_->device().type())) {
+    : storage_(std::move(storage)), dtype_(dtype) {
+  // The key set reads the storage's device, so it is set only after the storage is checked.
   TG_INTERNAL_ASSERT(storage_, "a TensorImpl needs a storage");
+  key_set_ = DispatchKeySet(backend_key_for(storage_->device().type()));
   set_sizes_contiguous(sizes);
 }
 

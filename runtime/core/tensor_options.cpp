@@ -14,7 +14,7 @@ TensorOptions TensorOptions::merge_in(const TensorOptions& other) const {
   if (other.device_) merged.device_ = other.device_;
   if (other.layout_) merged.layout_ = other.layout_;
   merged.requires_grad_ = requires_grad_ || other.requires_grad_;
-  merged.pinned_memory_ = pinned_memory_ || other.pinned_memory_;
+  if (other.pinned_memory_) merged.pinned_memory_ = other.pinned_memory_;
   return merged;
 }
 

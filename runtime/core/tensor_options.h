@@ -37,18 +37,19 @@ class TensorOptions {
     return with([&](auto& o) { o.requires_grad_ = value.value_or(false); });
   }
   TensorOptions pinned_memory(std::optional<bool> value) const {
-    return with([&](auto& o) { o.pinned_memory_ = value.value_or(false); });
+    return with([&](auto& o) { o.pinned_memory_ = value; });
   }
 
   ScalarType dtype() const { return dtype_.value_or(default_dtype()); }
   Device device() const { return device_.value_or(Device(DeviceType::CPU)); }
   Layout layout() const { return layout_.value_or(Layout::Strided); }
   bool requires_grad() const { return requires_grad_; }
-  bool pinned_memory() const { return pinned_memory_; }
+  bool pinned_memory() const { return pinned_memory_.value_or(false); }
 
   std::optional<ScalarType> dtype_opt() const { return dtype_; }
   std::optional<Device> device_opt() const { return device_; }
   std::optional<Layout> layout_opt() const { return layout_; }
+  std::optional<bool> pinned_memory_opt() const { return pinned_memory_; }
   bool has_dtype() const { return dtype_.has_value(); }
   bool has_device() const { return device_.has_value(); }
 
@@ -67,7 +68,7 @@ class TensorOptions {
   std::optional<Device> device_;
   std::optional<Layout> layout_;
   bool requires_grad_ = false;
-  bool pinned_memory_ = false;
+  std::optional<bool> pinned_memory_;
 };
 
 inline TensorOptions dtype(ScalarType t) { return TensorOptions().dtype(t); }

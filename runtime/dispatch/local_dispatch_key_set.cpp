@@ -3,7 +3,10 @@
 namespace tg {
 
 namespace detail {
-thread_local LocalDispatchKeySet tls_dispatch_key_set;
+// BackendSelect is always included, as in PyTorch: factories (no tensor argument) reach
+// their BackendSelect kernel, and every other operator masks the key out through the
+// global fallthrough (see default_fallbacks.cpp).
+thread_local LocalDispatchKeySet tls_dispatch_key_set{DispatchKeySet(DispatchKey::BackendSelect), DispatchKeySet()};
 }
 
 IncludeDispatchKeyGuard::IncludeDispatchKeyGuard(DispatchKeySet keys) : previous_(local_dispatch_key_set().included) {

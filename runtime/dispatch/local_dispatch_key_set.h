@@ -1,6 +1,7 @@
 // Thread-local dispatch key sets: keys this thread adds to (included) and removes from
 // (excluded) every call's key set, with RAII guards that restore the previous state.
-// A call dispatches on ((keys of its tensors) | included) - excluded.
+// A call dispatches on ((keys of its tensors) | included) - excluded. Every thread starts
+// with BackendSelect included (see local_dispatch_key_set.cpp).
 #pragma once
 
 #include "dispatch/dispatch_key_set.h"

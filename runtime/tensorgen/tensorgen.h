@@ -12,3 +12,4 @@
 #include "dispatch/dispatcher.h"
 #include "dispatch/library.h"
 #include "dispatch/schema_parser.h"
+#include "tensorgen/ops.h"

@@ -30,6 +30,19 @@ class FileTest(SchemaTestCase):
             """,
             (3, "invalid YAML: mapping values are not allowed here (column 8)"))
 
+    def test_unprintable_character(self):
+        self.assertErrors("- func: relu(Tensor self) -> Tensor\n  tags: core\x01\n",
+                          (2, "invalid YAML: unacceptable character U+0001"))
+
+    def test_one_document_per_file(self):
+        self.assertErrors("""
+            - func: relu(Tensor self) -> Tensor
+            ---
+            - func: gelu(Tensor self) -> Tensor
+            """,
+            (2, "invalid YAML: expected a single document in the stream, but found another "
+                "document (column 1)"))
+
     def test_top_level_must_be_a_list(self):
         self.assertErrors("""
             func: relu(Tensor self) -> Tensor

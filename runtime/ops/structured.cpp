@@ -1,0 +1,79 @@
+#include "ops/structured.h"
+
+#include "tensorgen/ops.h"
+
+namespace tg {
+
+bool can_cast(ScalarType from, ScalarType to) {
+  if (is_floating_type(from) && is_integral_type(to, /*include_bool=*/false)) return false;
+  if (from != kBool && to == kBool) return false;
+  return true;
+}
+
+void resize_output(const Tensor& t, IntArrayRef sizes) {
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  if (impl->sizes() == sizes && impl->is_contiguous()) return;
+  impl->set_sizes_contiguous(sizes);
+  impl->set_storage_offset(0);
+  size_t needed = static_cast<size_t>(impl->numel()) * impl->itemsize();
+  if (impl->storage()->nbytes() < needed) impl->set_storage(make_storage(needed, impl->device()));
+}
+
+namespace structured {
+
+Tensor allocate_output(const TensorMeta& meta, Device device) {
+  return make_empty_tensor(meta.sizes, meta.dtype, device);
+}
+
+Tensor prepare_inplace(std::string_view op, const Tensor& self, const TensorMeta& meta) {
+  TG_CHECK_VALUE(self.sizes() == meta.sizes.ref(), "[", op, "] output with shape ", self.sizes(),
+                 " doesn't match the broadcast shape ", meta.sizes);
+  TG_CHECK_TYPE(can_cast(meta.dtype, self.scalar_type()), "[", op, "] result type ", meta.dtype,
+                " can't be cast to the desired output type ", self.scalar_type());
+  if (self.is_contiguous() && self.scalar_type() == meta.dtype) return self;
+  return allocate_output(meta, self.device());
+}
+
+Tensor prepare_out(std::string_view op, const Tensor& out, const TensorMeta& meta, Device device) {
+  TG_CHECK_VALUE(out.defined(), "[", op, "] expected a defined out tensor");
+  TG_CHECK(out.device() == device, "[", op, "] expected out on ", device, ", got out on ", out.device());
+  TG_CHECK_TYPE(can_cast(meta.dtype, out.scalar_type()), "[", op, "] result type ", meta.dtype,
+                " can't be cast to the desired output type ", out.scalar_type());
+  // An out of the right size keeps its strides (a transposed out stays transposed); any other
+  // out is resized, as PyTorch does.
+  if (out.sizes() != meta.sizes.ref()) resize_output(out, meta.sizes);
+  if (out.is_contiguous() && out.scalar_type() == meta.dtype) return out;
+  return allocate_output(meta, device);
+}
+
+void finish_output(const Tensor& user_output, const Tensor& written) {
+  if (!user_output.is_same(written)) user_output.copy_(written);
+}
+
+}  // namespace structured
+
+void check_same_device(std::string_view op, std::initializer_list<const Tensor*> tensors) {
+  Device device = common_device(tensors);
+  for (const Tensor* t : tensors) {
+    if (t == nullptr || !t->defined()) continue;
+    if (t->device() == device) continue;
+    if (t->is_cpu() && t->dim() == 0) continue;  // a CPU scalar joins any device
+    TG_THROW(Error, "[", op, "] expected all tensors to be on the same device, but found at least two devices, ",
+             device, " and ", t->device());
+  }
+}
+
+Device common_device(std::initializer_list<const Tensor*> tensors) {
+  const Tensor* cpu_scalar = nullptr;
+  for (const Tensor* t : tensors) {
+    if (t == nullptr || !t->defined()) continue;
+    if (t->is_cpu() && t->dim() == 0) {
+      if (cpu_scalar == nullptr) cpu_scalar = t;
+      continue;
+    }
+    return t->device();
+  }
+  return Device(DeviceType::CPU);
+}
+
+}  // namespace tg

@@ -1,0 +1,57 @@
+// Support for structured kernels: one out-kernel plus a meta function serve the functional,
+// in-place and out variants of an operator (see docs/adding-an-op.md).
+// The meta function computes each output's TensorMeta (shape and dtype) and checks the
+// inputs; the generated wrappers then allocate (functional), check (in-place) or resize
+// (out) the outputs and call the out-kernel.
+// Kernel contract: the outputs a kernel receives are contiguous, of the meta's shape and
+// dtype, on the inputs' device. When a user's out tensor is not (another dtype it can be cast
+// to, or a non-contiguous layout), the kernel writes into a temporary that is copied back.
+#pragma once
+
+#include <string_view>
+
+#include "core/dim_vector.h"
+#include "core/tensor.h"
+
+namespace tg {
+
+struct TensorMeta {
+  DimVector sizes;
+  ScalarType dtype = ScalarType::Undefined;
+};
+
+// Whether a value of type `from` may be written into a tensor of type `to` by an in-place or
+// out= operation (PyTorch's canCast: no floating -> integral, no non-bool -> bool).
+bool can_cast(ScalarType from, ScalarType to);
+
+namespace structured {
+
+// A new contiguous output for a functional variant.
+Tensor allocate_output(const TensorMeta& meta, Device device);
+
+// The tensor an in-place variant's kernel writes to: `self` itself when it is contiguous,
+// else a temporary (finish_output copies it back). Checks that the meta's shape equals
+// self's (no broadcasting of self) and that its dtype can be cast to self's.
+Tensor prepare_inplace(std::string_view op, const Tensor& self, const TensorMeta& meta);
+
+// The tensor an out= variant's kernel writes to. Resizes `out` to the meta's shape when its
+// numel differs (an empty out is the usual case), checks its device and that the dtype can be
+// cast, and returns `out` itself when it is contiguous with the meta's dtype, else a
+// temporary (finish_output copies it back).
+Tensor prepare_out(std::string_view op, const Tensor& out, const TensorMeta& meta, Device device);
+
+// Copies the kernel's result into the user's tensor when prepare_* gave a temporary.
+void finish_output(const Tensor& user_output, const Tensor& written);
+
+}  // namespace structured
+
+// Checks that every defined tensor argument of an operator is on `device`, except CPU
+// zero-dim tensors (wrapped Scalars), which may join any device, as in PyTorch.
+void check_same_device(std::string_view op, std::initializer_list<const Tensor*> tensors);
+// The device the operator's outputs go to: that of its first tensor that is not a CPU scalar.
+Device common_device(std::initializer_list<const Tensor*> tensors);
+
+// Resizes a tensor to `sizes` (contiguous), reallocating its storage only when it is too small.
+void resize_output(const Tensor& t, IntArrayRef sizes);
+
+}  // namespace tg

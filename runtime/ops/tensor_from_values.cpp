@@ -1,0 +1,91 @@
+#include "ops/tensor_from_values.h"
+
+#include "ops/scalar_tensor.h"
+#include "tensorgen/ops.h"
+
+namespace tg {
+
+namespace {
+
+// LibTorch's choice of dtype for a list of C++ values: floating values take the default
+// dtype, integers int64, bools bool (tg::tensor({1, 2}) is int64, tg::tensor({1.5}) float32).
+template <typename T>
+ScalarType dtype_for_values() {
+  if constexpr (std::is_same_v<T, bool>) {
+    return kBool;
+  } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    return CppTypeToScalarType<T>::value;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return default_dtype();
+  } else {
+    return kLong;
+  }
+}
+
+}  // namespace
+
+template <typename T>
+Tensor tensor(ArrayRef<T> values, const TensorOptions& options) {
+  ScalarType dtype = options.dtype_opt().value_or(dtype_for_values<T>());
+  Tensor cpu = make_empty_tensor({static_cast<int64_t>(values.size())}, dtype, Device(kCPU));
+  char* data = static_cast<char*>(cpu.data_ptr());
+  for (size_t i = 0; i < values.size(); ++i) store_scalar(data + i * element_size(dtype), dtype, Scalar(values[i]));
+  return options.device().is_cpu() ? cpu : cpu.to(TensorOptions().device(options.device()));
+}
+
+#define TG_INSTANTIATE_TENSOR(ctype, name, str) template Tensor tensor<ctype>(ArrayRef<ctype>, const TensorOptions&);
+TG_FORALL_SCALAR_TYPES(TG_INSTANTIATE_TENSOR)
+#undef TG_INSTANTIATE_TENSOR
+template Tensor tensor<long long>(ArrayRef<long long>, const TensorOptions&);  // int64_t is `long`
+
+namespace {
+
+struct BlobContext {
+  void* data;
+  std::function<void(void*)> deleter;
+};
+
+void delete_blob(void* context) {
+  auto* blob = static_cast<BlobContext*>(context);
+  if (blob->deleter) blob->deleter(blob->data);
+  delete blob;
+}
+
+Tensor blob_tensor(void* data, IntArrayRef sizes, std::optional<IntArrayRef> strides, std::function<void(void*)> deleter,
+                   const TensorOptions& options) {
+  ScalarType dtype = options.dtype();
+  Device device = options.device();
+  int64_t last = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    TG_CHECK_VALUE(sizes[i] >= 0, "[from_blob] sizes must be non-negative, got ", sizes);
+    if (strides) last += (sizes[i] - 1) * (*strides)[i];
+  }
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel *= s;
+  size_t nbytes = numel == 0 ? 0 : static_cast<size_t>(strides ? last + 1 : numel) * element_size(dtype);
+  DataPtr ptr(data, new BlobContext{data, std::move(deleter)}, &delete_blob, device);
+  auto storage = make_intrusive<StorageImpl>(std::move(ptr), nbytes, /*allocator=*/nullptr);
+  auto impl = make_intrusive<TensorImpl>(std::move(storage), dtype, sizes);
+  if (strides) {
+    TG_CHECK_VALUE(strides->size() == sizes.size(), "[from_blob] expected ", sizes.size(), " strides, got ",
+                   strides->size());
+    impl->set_sizes_and_strides(sizes, *strides);
+  }
+  return Tensor(std::move(impl));
+}
+
+}  // namespace
+
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options) {
+  return blob_tensor(data, sizes, std::nullopt, nullptr, options);
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options) {
+  return blob_tensor(data, sizes, strides, nullptr, options);
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> deleter, const TensorOptions& options) {
+  return blob_tensor(data, sizes, std::nullopt, std::move(deleter), options);
+}
+
+}  // namespace tg
