@@ -153,7 +153,10 @@ bool OperatorHandle::hasKernelForDispatchKey(DispatchKey key) const {
     std::vector<DispatchKey> keys = registeredKeys();
     return std::find(keys.begin(), keys.end(), key) != keys.end();
   }
-  return is_runtime_key(key) && &entry_->lookup(DispatchKeySet(key)) != &KernelFunction::missing();
+  if (!is_runtime_key(key)) return false;
+  // A fallthrough is no kernel: a call skips the key.
+  const KernelFunction& kernel = entry_->lookup(DispatchKeySet(key));
+  return &kernel != &KernelFunction::missing() && !kernel.is_fallthrough();
 }
 
 std::vector<DispatchKey> OperatorHandle::registeredKeys() const {
@@ -164,7 +167,8 @@ std::string OperatorHandle::dumpState() const { return Dispatcher::singleton().d
 
 namespace {
 
-// Completes trailing defaults and checks each argument against the schema.
+// Completes trailing defaults, checks each argument against the schema, and coerces the ones
+// given in another accepted form (see coerce_ivalue).
 void prepare_boxed_arguments(const OperatorHandle& op, Stack* stack) {
   const FunctionSchema& schema = op.schema();
   const size_t n = schema.arguments.size();
@@ -178,12 +182,13 @@ void prepare_boxed_arguments(const OperatorHandle& op, Stack* stack) {
       stack->push_back(default_ivalue(argument));
     }
   }
-  const IValue* base = stack->data() + (stack->size() - n);
+  IValue* base = stack->data() + (stack->size() - n);
   for (size_t i = 0; i < n; ++i) {
     const Argument& argument = schema.arguments[i];
     TG_CHECK_TYPE(ivalue_matches(argument.type, base[i]), "[", op.operator_name().str(), "] argument '",
                   argument.name, "' (position ", i, ") expected ", argument.type.str(), ", got ",
                   base[i].type_name());
+    coerce_ivalue(argument.type, base[i]);
   }
 }
 

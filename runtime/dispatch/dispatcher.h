@@ -28,6 +28,8 @@ class OperatorHandle {
  public:
   const OperatorName& operator_name() const noexcept { return entry_->name(); }
   const FunctionSchema& schema() const;
+  // Runtime key: whether a call reaching `key` runs a kernel there (its own, an alias key's or
+  // a fallback; a fallthrough does not count). Alias key: whether a kernel is registered on it.
   bool hasKernelForDispatchKey(DispatchKey key) const;
   std::vector<DispatchKey> registeredKeys() const;
   std::string dumpState() const;

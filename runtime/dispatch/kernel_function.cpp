@@ -25,8 +25,9 @@ namespace {
   if (keys.empty()) keys = "none";
   if (ks.empty()) {
     TG_THROW(NotImplementedError, "[", op.operator_name().str(),
-             "] nothing to dispatch on: the call has no tensor argument and no key is included thread-locally; "
-             "kernels are registered for: ", keys);
+             "] nothing to dispatch on: the call's key set is empty (it has no tensor argument and no key is "
+             "included thread-locally, or every key it had is excluded or a fallthrough); kernels are registered "
+             "for: ", keys);
   }
   TG_THROW(NotImplementedError, "[", op.operator_name().str(), "] no kernel for dispatch key ",
            ks.highest_priority_key(), " (the call's key set is ", ks, "); kernels are registered for: ", keys);

@@ -24,6 +24,11 @@ void OperatorEntry::set_schema(FunctionSchema schema, std::string debug) {
   schema_debug_ = std::move(debug);
 }
 
+void OperatorEntry::clear_schema() {
+  schema_.reset();
+  if (kernels_.empty()) cpp_signature_ = nullptr;  // nothing left to agree with
+}
+
 void OperatorEntry::check_or_set_cpp_signature(const std::type_info& signature, const std::string& debug) {
   if (cpp_signature_ == nullptr) {
     cpp_signature_ = &signature;

@@ -52,7 +52,7 @@ class OperatorEntry {
   bool has_schema() const { return schema_.has_value(); }
   const FunctionSchema& schema() const;
   void set_schema(FunctionSchema schema, std::string debug);
-  void clear_schema() { schema_.reset(); }
+  void clear_schema();
   // The unboxed C++ signature every kernel of this operator shares (nullptr until one is known).
   const std::type_info* cpp_signature() const { return cpp_signature_; }
   // Fixes the signature typed calls will use, or checks it against the one already fixed.

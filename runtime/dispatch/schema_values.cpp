@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 
@@ -27,14 +28,15 @@ bool base_matches(BaseType base, const IValue& v) {
   return false;
 }
 
+// The N of `int[N]` is not a required length (sum's `int[1]? dim` takes any number of dims,
+// as in PyTorch); it is the length one int given for the list broadcasts to.
 bool list_matches(const SchemaType& type, const IValue& v) {
-  auto size_ok = [&](size_t n) { return !type.list_size || n == static_cast<size_t>(*type.list_size) || n == 1; };
   switch (type.base) {
     case BaseType::Tensor:
       if (type.element_optional) return v.isList();
-      return v.isTensorList() && size_ok(v.toTensorList().size());
+      return v.isTensorList();
     case BaseType::Int:
-    case BaseType::SymInt: return v.isIntList() && size_ok(v.toIntList().size());
+    case BaseType::SymInt: return v.isIntList() || (type.list_size.has_value() && v.isInt());
     case BaseType::Float: return v.isDoubleList();
     case BaseType::Bool: return v.isBoolList();
     default: return false;
@@ -90,8 +92,17 @@ std::vector<int64_t> parse_int_list(std::string_view text, const Argument& argum
 bool ivalue_matches(const SchemaType& type, const IValue& value) {
   if (value.isNone()) return type.optional;
   if (type.is_list) return list_matches(type, value);
-  // An int[N] argument also takes one int, broadcast to N (PyTorch's `int[2] stride=1`).
   return base_matches(type.base, value);
+}
+
+void coerce_ivalue(const SchemaType& type, IValue& value) {
+  if (!value.isInt()) return;
+  if (type.is_list) {
+    // One int for an int[N]: N copies of it (PyTorch's `int[2] stride=1` means [1, 1]).
+    if (type.list_size) value = IValue(std::vector<int64_t>(static_cast<size_t>(*type.list_size), value.toInt()));
+  } else if (type.base == BaseType::Float) {
+    value = IValue(static_cast<double>(value.toInt()));
+  }
 }
 
 IValue default_ivalue(const Argument& argument) {

@@ -46,9 +46,13 @@ std::vector<DispatchKey> keys_of(DispatchKeySet ks) {
   return keys;
 }
 
+// What every thread starts with: BackendSelect included (factories reach their BackendSelect
+// kernel; every other operator falls through it), nothing excluded.
+const DispatchKeySet kInitiallyIncluded(DispatchKey::BackendSelect);
+
 // Precondition for the TLS tests: nothing else on this thread left a guard behind.
 void require_clean_tls() {
-  REQUIRE(tg::local_dispatch_key_set().included.empty());
+  REQUIRE(tg::local_dispatch_key_set().included == kInitiallyIncluded);
   REQUIRE(tg::local_dispatch_key_set().excluded.empty());
 }
 
@@ -220,14 +224,14 @@ TEST_CASE("dispatch_keys: include and exclude guards nest and restore the previo
   auto& tls = tg::local_dispatch_key_set();
   {
     tg::IncludeDispatchKeyGuard outer(DispatchKey::PrivateUse2);
-    CHECK(tls.included == DispatchKeySet(DispatchKey::PrivateUse2));
+    CHECK(tls.included == kInitiallyIncluded.add(DispatchKey::PrivateUse2));
     {
       tg::IncludeDispatchKeyGuard inner(DispatchKeySet{DispatchKey::PrivateUse1, DispatchKey::PrivateUse2});
-      CHECK(tls.included == DispatchKeySet{DispatchKey::PrivateUse1, DispatchKey::PrivateUse2});
+      CHECK(tls.included == (kInitiallyIncluded | DispatchKeySet{DispatchKey::PrivateUse1, DispatchKey::PrivateUse2}));
       {
         tg::ExcludeDispatchKeyGuard exclude(DispatchKey::Autograd);
         CHECK(tls.excluded == DispatchKeySet(DispatchKey::Autograd));
-        CHECK(tls.included == DispatchKeySet{DispatchKey::PrivateUse1, DispatchKey::PrivateUse2});
+        CHECK(tls.included == (kInitiallyIncluded | DispatchKeySet{DispatchKey::PrivateUse1, DispatchKey::PrivateUse2}));
         {
           tg::ExcludeDispatchKeyGuard exclude_more(DispatchKeySet{DispatchKey::CUDA, DispatchKey::Autograd});
           CHECK(tls.excluded == DispatchKeySet{DispatchKey::CUDA, DispatchKey::Autograd});
@@ -238,9 +242,16 @@ TEST_CASE("dispatch_keys: include and exclude guards nest and restore the previo
       CHECK(tls.excluded.empty());
     }
     // The inner include guard also named PrivateUse2: restoring keeps the outer guard's key.
-    CHECK(tls.included == DispatchKeySet(DispatchKey::PrivateUse2));
+    CHECK(tls.included == kInitiallyIncluded.add(DispatchKey::PrivateUse2));
   }
-  CHECK(tls.included.empty());
+  CHECK(tls.included == kInitiallyIncluded);
+  CHECK(tls.excluded.empty());
+  {
+    // Excluding a key that is included by default hides it; the guard gives it back.
+    tg::ExcludeDispatchKeyGuard exclude(DispatchKey::BackendSelect);
+    CHECK(tls.included == kInitiallyIncluded);
+    CHECK(tls.excluded == DispatchKeySet(DispatchKey::BackendSelect));
+  }
   CHECK(tls.excluded.empty());
 }
 
@@ -253,7 +264,7 @@ TEST_CASE("dispatch_keys: guards restore the thread-local sets when an exception
         throw std::runtime_error("unwind");
       }(),
       std::runtime_error);
-  CHECK(tg::local_dispatch_key_set().included.empty());
+  CHECK(tg::local_dispatch_key_set().included == kInitiallyIncluded);
   CHECK(tg::local_dispatch_key_set().excluded.empty());
 }
 
@@ -271,11 +282,12 @@ TEST_CASE("dispatch_keys: the thread-local sets are per thread") {
   });
   other.join();
 
-  CHECK(seen_by_other_thread.included.empty());
+  // A new thread starts from the initial sets, not from this thread's.
+  CHECK(seen_by_other_thread.included == kInitiallyIncluded);
   CHECK(seen_by_other_thread.excluded.empty());
-  CHECK(inside_other_guard.included == DispatchKeySet(DispatchKey::PrivateUse1));
+  CHECK(inside_other_guard.included == kInitiallyIncluded.add(DispatchKey::PrivateUse1));
   // The other thread's guard did not touch this thread's sets.
-  CHECK(tg::local_dispatch_key_set().included == DispatchKeySet(DispatchKey::PrivateUse2));
+  CHECK(tg::local_dispatch_key_set().included == kInitiallyIncluded.add(DispatchKey::PrivateUse2));
   CHECK(tg::local_dispatch_key_set().excluded == DispatchKeySet(DispatchKey::Autograd));
 }
 
@@ -287,7 +299,7 @@ TEST_CASE("dispatch_keys: AutoDispatchBelowAutograd excludes Autograd and ADInpl
       tg::AutoDispatchBelowAutograd below;
       CHECK(tg::local_dispatch_key_set().excluded ==
             DispatchKeySet{DispatchKey::Autograd, DispatchKey::ADInplaceOrView, DispatchKey::PrivateUse2});
-      CHECK(tg::local_dispatch_key_set().included.empty());
+      CHECK(tg::local_dispatch_key_set().included == kInitiallyIncluded);
     }
     CHECK(tg::local_dispatch_key_set().excluded == DispatchKeySet(DispatchKey::PrivateUse2));
   }

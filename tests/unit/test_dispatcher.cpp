@@ -445,6 +445,10 @@ TEST_CASE("dispatcher: a fallthrough kernel on one operator skips that key for t
   const Tensor autograd = with_keys(DispatchKeySet(DispatchKey::Autograd));
   // The key is masked out before lookup, so the CPU kernel does not see it either.
   CHECK(trace_of_call("test_fallthrough::skips", autograd) == Trace{"CPU [CPU]"});
+  CHECK_FALSE(dispatcher().findSchemaOrThrow("test_fallthrough::skips").hasKernelForDispatchKey(DispatchKey::Autograd));
+  // Every operator falls through BackendSelect unless it registers a kernel there.
+  CHECK_FALSE(
+      dispatcher().findSchemaOrThrow("test_fallthrough::skips").hasKernelForDispatchKey(DispatchKey::BackendSelect));
   CHECK_THROWS_AS(trace_of_call("test_fallthrough::stops", autograd), tg::NotImplementedError);
 
   // Boxed calls skip it the same way.
@@ -611,6 +615,19 @@ TEST_CASE("dispatcher: defining an operator twice is an error; it can be defined
   CHECK_FALSE(dispatcher().findSchema("test_def_twice::op").has_value());
   second.def("op(Tensor a, Tensor b) -> Tensor");
   CHECK(dispatcher().findSchemaOrThrow("test_def_twice::op").schema().arguments.size() == 2);
+}
+
+TEST_CASE("dispatcher: an undone operator forgets its C++ signature") {
+  {
+    Library lib(Library::Kind::Fragment, "test_signature_undone");
+    lib.def("op(Tensor a) -> Tensor");
+    dispatcher().findSchemaOrThrow("test_signature_undone::op").typed<Tensor(const Tensor&)>();
+  }
+  Library lib(Library::Kind::Fragment, "test_signature_undone");
+  lib.def("op(Tensor a, int n) -> Tensor");
+  auto op = dispatcher().findSchemaOrThrow("test_signature_undone::op").typed<Tensor(const Tensor&, int64_t)>();
+  lib.impl("op", DispatchKey::CPU, +[](const Tensor& a, int64_t n) { return filled(value(a) + static_cast<float>(n)); });
+  CHECK(value(op.call(filled(1), 2)) == 3.0f);
 }
 
 TEST_CASE("dispatcher: every kernel and typed call of an operator must share one C++ signature") {
