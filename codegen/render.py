@@ -11,7 +11,9 @@ Conventions for templates/ (see templates/README.md once it exists):
 A template sees: `registry` (the Registry), `functions` (all operators, or the shard's),
 `groups` (structured groups), `cpp` (the cpp_types module), `api` (the cpp_api module),
 `operators` (cpp_api.Operator for every overload), `shard_operators` (the shard's),
-`kernels` (every hand-written function to declare), `template_name`, `shard_index` and
+`kernels` (every hand-written function to declare), `autograd_kernels` and
+`backward_nodes` (codegen.autograd; `shard_autograd_kernels` and `shard_backward_nodes` for
+the shard), `template_name`, `shard_index` and
 `shard_count` (0 and 1 when not sharded).
 """
 
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codegen import cpp_api, cpp_types
+from codegen import autograd, cpp_api, cpp_types
 from codegen.registry import Registry
 from codegen.writer import make_environment, shard, with_banner, write_if_changed
 
@@ -31,6 +33,8 @@ SHARDED_TEMPLATES: dict[str, int] = {
     "RegisterCUDA.cpp.j2": 2,
     "RegisterCompositeExplicitAutograd.cpp.j2": 2,
     "RegisterCompositeImplicitAutograd.cpp.j2": 2,
+    "VariableType.cpp.j2": 4,
+    "AutogradFunctions.cpp.j2": 4,
 }
 
 TEMPLATE_SUFFIX = ".j2"
@@ -65,16 +69,23 @@ def render_all(model: Registry, templates_dir: Path | str, out_dir: Path | str) 
     environment = make_environment(templates_dir)
     operators = cpp_api.operators(model.functions)
     kernels = cpp_api.kernel_declarations(model)
+    autograd_kernels = autograd.autograd_kernels(model)
+    backward_nodes = autograd.backward_nodes(autograd_kernels)
     outputs: list[Path] = []
     for template_name in templates:
         template = environment.get_template(template_name)
         names = output_names(template_name)
         shards = shard(model.functions, len(names)) if len(names) > 1 else [list(model.functions)]
         for index, (name, functions) in enumerate(zip(names, shards)):
+            in_shard = {f.full_name for f in functions}
+            shard_autograd_kernels = [k for k in autograd_kernels if k.op.f.full_name in in_shard]
             text = template.render(
                 registry=model, functions=functions, groups=model.structured_groups,
                 cpp=cpp_types, api=cpp_api, operators=operators, kernels=kernels,
                 shard_operators=cpp_api.operators(functions), template_name=template_name,
+                autograd_kernels=autograd_kernels, backward_nodes=backward_nodes,
+                shard_autograd_kernels=shard_autograd_kernels,
+                shard_backward_nodes=[n for n in backward_nodes if n.op_name in in_shard],
                 shard_index=index, shard_count=len(names))
             path = out_dir / name
             write_if_changed(path, with_banner(template_name, text))

@@ -63,6 +63,7 @@ class IValue {
   IValue(TensorList v) : IValue(v.vec()) {}                  // NOLINT
   IValue(std::vector<IValue> v);                             // NOLINT
   template <typename T>
+    requires std::is_constructible_v<IValue, const T&>
   IValue(const std::optional<T>& v) : IValue() {  // NOLINT
     if (v.has_value()) *this = IValue(*v);
   }

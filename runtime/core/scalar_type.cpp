@@ -27,7 +27,7 @@ ScalarType scalar_type_from_string(std::string_view name) {
     ScalarType type;
   };
   static constexpr Alias aliases[] = {
-      {"uint8", kByte},   {"int8", kChar},    {"int16", kShort},      {"short", kShort},
+      {"uint8", kByte},   {"byte", kByte},    {"int8", kChar},        {"char", kChar},    {"int16", kShort},      {"short", kShort},
       {"int32", kInt},    {"int", kInt},      {"int64", kLong},       {"long", kLong},
       {"float16", kHalf}, {"half", kHalf},    {"float32", kFloat},    {"float", kFloat},
       {"float64", kDouble}, {"double", kDouble}, {"bool", kBool},     {"bfloat16", kBFloat16},

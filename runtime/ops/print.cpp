@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
-#include <sstream>
 #include <vector>
 
 #include "ops/scalar_tensor.h"
@@ -29,47 +28,83 @@ std::string_view legacy_type_name(ScalarType t) {
   }
 }
 
-// How every element of one tensor is formatted: a shared width, and for floating types a
-// shared precision, so columns line up.
+// LibTorch's print format for one tensor (Formatting.cpp): every element is written with one
+// width and notation, and values are divided by a common scale when their magnitudes call
+// for it. Integer-valued tensors print as integers.
 struct Format {
-  bool floating = false;
-  int precision = 4;
-  int width = 1;
+  double scale = 1;
+  int width = 11;
+  enum class Notation { Default, Fixed, Scientific } notation = Notation::Default;
 };
 
-Format choose_format(const std::vector<double>& values, bool floating) {
+Format choose_format(const std::vector<double>& values) {
   Format f;
-  f.floating = floating;
-  double max_abs = 0;
-  bool all_integers = true;
-  for (double v : values) {
-    if (std::isfinite(v)) {
-      max_abs = std::max(max_abs, std::fabs(v));
-      all_integers &= v == std::floor(v);
+  if (values.empty()) return f;
+  bool int_mode = std::all_of(values.begin(), values.end(), [](double v) { return !std::isfinite(v) || v == std::ceil(v); });
+  auto first_finite = std::find_if(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
+  double exp_min = 1, exp_max = 1;
+  if (first_finite != values.end()) {
+    exp_min = exp_max = std::fabs(*first_finite);
+    for (auto it = first_finite; it != values.end(); ++it) {
+      if (!std::isfinite(*it)) continue;
+      exp_min = std::min(exp_min, std::fabs(*it));
+      exp_max = std::max(exp_max, std::fabs(*it));
     }
+    exp_min = exp_min != 0 ? std::floor(std::log10(exp_min)) + 1 : 1;
+    exp_max = exp_max != 0 ? std::floor(std::log10(exp_max)) + 1 : 1;
   }
-  if (floating && all_integers) f.precision = 0;
-  std::ostringstream probe;
-  for (double v : values) {
-    probe.str("");
-    if (floating) {
-      probe << std::fixed << std::setprecision(f.precision) << v;
+  if (int_mode) {
+    if (exp_max > 9) {
+      f.notation = Format::Notation::Scientific;
     } else {
-      probe << static_cast<int64_t>(v);
+      f.width = static_cast<int>(exp_max) + 1;
     }
-    f.width = std::max<int>(f.width, static_cast<int>(probe.str().size()));
+  } else if (exp_max - exp_min > 4) {
+    f.notation = Format::Notation::Scientific;
+    if (std::fabs(exp_max) > 99 || std::fabs(exp_min) > 99) f.width = 12;
+  } else {
+    f.notation = Format::Notation::Fixed;
+    if (exp_max > 5 || exp_max < 0) {
+      f.width = 7;
+      f.scale = std::pow(10, exp_max - 1);
+    } else {
+      f.width = exp_max == 0 ? 7 : static_cast<int>(exp_max) + 6;
+    }
   }
   return f;
 }
 
-void print_value(std::ostream& out, double v, const Format& f) {
-  out << std::setw(f.width + 1);
-  if (!f.floating) {
-    out << static_cast<int64_t>(v);
-  } else if (f.precision == 0 && std::isfinite(v)) {
-    out << (std::to_string(static_cast<int64_t>(v)) + ".");
-  } else {
-    out << std::fixed << std::setprecision(f.precision) << v;
+void apply_notation(std::ostream& out, const Format& f) {
+  switch (f.notation) {
+    case Format::Notation::Default: out << std::defaultfloat; break;
+    case Format::Notation::Fixed: out << std::fixed << std::setprecision(4); break;
+    case Format::Notation::Scientific: out << std::scientific << std::setprecision(4); break;
+  }
+}
+
+void print_scale(std::ostream& out, double scale) { out << std::defaultfloat << scale << " *\n"; }
+
+// Rows of a matrix, wrapped into blocks of columns that fit in `line_width`.
+void print_matrix(std::ostream& out, const double* data, int64_t rows, int64_t cols, const Format& f, int indent,
+                  int line_width = 80) {
+  int64_t per_line = std::max<int64_t>(1, (line_width - indent) / (f.width + 1));
+  for (int64_t first = 0; first < cols; first += per_line) {
+    int64_t last = std::min(cols, first + per_line) - 1;
+    if (per_line < cols) {
+      if (first != 0) out << "\n";
+      out << "Columns " << first + 1 << " to " << last + 1 << "\n";
+    }
+    if (f.scale != 1) {
+      print_scale(out, f.scale);
+      apply_notation(out, f);
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      out << std::string(static_cast<size_t>(indent), ' ');
+      for (int64_t c = first; c <= last; ++c) {
+        out << std::setw(f.width) << data[r * cols + c] / f.scale;
+        out << (c == last ? "\n" : " ");
+      }
+    }
   }
 }
 
@@ -85,43 +120,43 @@ std::ostream& operator<<(std::ostream& out, const Tensor& tensor) {
   std::vector<double> values(static_cast<size_t>(t.numel()));
   const char* data = static_cast<const char*>(t.data_ptr());
   for (size_t i = 0; i < values.size(); ++i) {
-    values[i] = load_scalar(data + i * t.element_size(), t.scalar_type()).toDouble();
+    values[i] = load_scalar(data + i * static_cast<size_t>(t.element_size()), t.scalar_type()).toDouble();
   }
-  Format f = choose_format(values, t.is_floating_point());
   std::ios_base::fmtflags flags = out.flags();
+  std::streamsize precision = out.precision();
   if (t.dim() == 0) {
-    print_value(out, values.empty() ? 0 : values[0], f);
-    out << "\n";
-  } else {
-    int64_t cols = t.size(-1);
-    int64_t rows = cols == 0 ? 0 : t.numel() / cols;
-    int64_t rows_per_matrix = t.dim() >= 2 ? t.size(-2) : rows;
-    for (int64_t r = 0; r < rows; ++r) {
-      if (t.dim() > 2 && r % rows_per_matrix == 0) {
-        // "(i,j,.,.) =" heads each matrix of a tensor with more than two dims.
-        int64_t matrix = r / rows_per_matrix;
+    out << std::defaultfloat << values[0] << "\n";
+  } else if (t.numel() > 0) {
+    Format f = choose_format(values);
+    apply_notation(out, f);
+    if (t.dim() == 1) {
+      if (f.scale != 1) {
+        print_scale(out, f.scale);
+        apply_notation(out, f);
+      }
+      for (double v : values) out << std::setw(f.width) << v / f.scale << "\n";
+    } else if (t.dim() == 2) {
+      print_matrix(out, values.data(), t.size(0), t.size(1), f, /*indent=*/0);
+    } else {
+      int64_t rows = t.size(-2), cols = t.size(-1);
+      int64_t matrices = t.numel() / (rows * cols);
+      for (int64_t m = 0; m < matrices; ++m) {
+        // "(i,j,.,.) = " heads each matrix, with 1-based indices of the leading dims.
         std::vector<int64_t> index(static_cast<size_t>(t.dim() - 2));
-        for (int64_t d = t.dim() - 3; d >= 0; --d) {
-          index[static_cast<size_t>(d)] = matrix % t.size(d);
-          matrix /= t.size(d);
+        for (int64_t d = t.dim() - 3, rest = m; d >= 0; --d) {
+          index[static_cast<size_t>(d)] = rest % t.size(d);
+          rest /= t.size(d);
         }
-        if (r > 0) out << "\n";
+        if (m > 0) out << "\n";
         out << "(";
         for (int64_t i : index) out << i + 1 << ",";
         out << ".,.) = \n";
+        print_matrix(out, values.data() + m * rows * cols, rows, cols, f, /*indent=*/1);
       }
-      if (t.dim() == 1) {
-        for (int64_t c = 0; c < cols; ++c) {
-          print_value(out, values[static_cast<size_t>(c)], f);
-          out << "\n";
-        }
-        break;
-      }
-      for (int64_t c = 0; c < cols; ++c) print_value(out, values[static_cast<size_t>(r * cols + c)], f);
-      out << "\n";
     }
   }
   out.flags(flags);
+  out.precision(precision);
   out << "[ " << type_string(tensor) << "{";
   for (int64_t d = 0; d < tensor.dim(); ++d) out << (d ? "," : "") << tensor.size(d);
   return out << "} ]";

@@ -656,15 +656,18 @@ TEST_CASE("boxing: a wrong argument type is a TypeError naming the argument and 
   std::string msg = error_for({t, "three", 1.0, "s", sizes});
   CAPTURE(msg);
   CHECK(contains(msg, "[test_box_wrong::op] argument 'n' (position 1) expected int, got str"));
-  CHECK(contains(error_for({int64_t{0}, int64_t{3}, 1.0, "s", sizes}), "argument 'a' (position 0) expected Tensor, got int"));
+  CHECK(contains(error_for({int64_t{0}, int64_t{3}, 1.0, "s", sizes}),
+                 "argument 'a' (position 0) expected Tensor, got int"));
   CHECK(contains(error_for({t, IValue(), 1.0, "s", sizes}), "argument 'n' (position 1) expected int, got None"));
   CHECK(contains(error_for({t, int64_t{3}, true, "s", sizes}), "argument 'x' (position 2) expected float, got bool"));
-  CHECK(contains(error_for({t, int64_t{3}, 1.0, int64_t{5}, sizes}), "argument 's' (position 3) expected str, got int"));
+  CHECK(contains(error_for({t, int64_t{3}, 1.0, int64_t{5}, sizes}),
+                 "argument 's' (position 3) expected str, got int"));
   CHECK(contains(error_for({t, int64_t{3}, 1.0, "s", std::vector<double>{1.0}}),
                  "argument 'sizes' (position 4) expected int[], got float[]"));
   CHECK(contains(error_for({t, int64_t{3}, 1.0, "s", int64_t{1}}),
                  "argument 'sizes' (position 4) expected int[], got int"));  // only int[N] takes one int
-  CHECK(contains(error_for({t, int64_t{3}, 1.0, "s", sizes, 2.0}), "argument 'w' (position 5) expected Tensor?, got float"));
+  CHECK(contains(error_for({t, int64_t{3}, 1.0, "s", sizes, 2.0}),
+                 "argument 'w' (position 5) expected Tensor?, got float"));
   CHECK(g_checked_calls == 0);  // the kernel never ran
 
   // The same arguments, well typed, do reach it.

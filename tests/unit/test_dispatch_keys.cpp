@@ -150,7 +150,8 @@ TEST_CASE("dispatch_keys: DispatchKeySet union, intersection and difference") {
   const DispatchKeySet a{DispatchKey::CPU, DispatchKey::CUDA, DispatchKey::Autograd};
   const DispatchKeySet b{DispatchKey::CUDA, DispatchKey::PrivateUse2};
 
-  CHECK((a | b) == DispatchKeySet{DispatchKey::CPU, DispatchKey::CUDA, DispatchKey::Autograd, DispatchKey::PrivateUse2});
+  CHECK((a | b) ==
+        DispatchKeySet{DispatchKey::CPU, DispatchKey::CUDA, DispatchKey::Autograd, DispatchKey::PrivateUse2});
   CHECK((a & b) == DispatchKeySet(DispatchKey::CUDA));
   CHECK((a - b) == DispatchKeySet{DispatchKey::CPU, DispatchKey::Autograd});
   CHECK((b - a) == DispatchKeySet(DispatchKey::PrivateUse2));
@@ -227,11 +228,13 @@ TEST_CASE("dispatch_keys: include and exclude guards nest and restore the previo
     CHECK(tls.included == kInitiallyIncluded.add(DispatchKey::PrivateUse2));
     {
       tg::IncludeDispatchKeyGuard inner(DispatchKeySet{DispatchKey::PrivateUse1, DispatchKey::PrivateUse2});
-      CHECK(tls.included == (kInitiallyIncluded | DispatchKeySet{DispatchKey::PrivateUse1, DispatchKey::PrivateUse2}));
+      CHECK(tls.included ==
+            (kInitiallyIncluded | DispatchKeySet{DispatchKey::PrivateUse1, DispatchKey::PrivateUse2}));
       {
         tg::ExcludeDispatchKeyGuard exclude(DispatchKey::Autograd);
         CHECK(tls.excluded == DispatchKeySet(DispatchKey::Autograd));
-        CHECK(tls.included == (kInitiallyIncluded | DispatchKeySet{DispatchKey::PrivateUse1, DispatchKey::PrivateUse2}));
+        CHECK(tls.included ==
+              (kInitiallyIncluded | DispatchKeySet{DispatchKey::PrivateUse1, DispatchKey::PrivateUse2}));
         {
           tg::ExcludeDispatchKeyGuard exclude_more(DispatchKeySet{DispatchKey::CUDA, DispatchKey::Autograd});
           CHECK(tls.excluded == DispatchKeySet{DispatchKey::CUDA, DispatchKey::Autograd});

@@ -626,7 +626,8 @@ TEST_CASE("dispatcher: an undone operator forgets its C++ signature") {
   Library lib(Library::Kind::Fragment, "test_signature_undone");
   lib.def("op(Tensor a, int n) -> Tensor");
   auto op = dispatcher().findSchemaOrThrow("test_signature_undone::op").typed<Tensor(const Tensor&, int64_t)>();
-  lib.impl("op", DispatchKey::CPU, +[](const Tensor& a, int64_t n) { return filled(value(a) + static_cast<float>(n)); });
+  lib.impl("op", DispatchKey::CPU,
+           +[](const Tensor& a, int64_t n) { return filled(value(a) + static_cast<float>(n)); });
   CHECK(value(op.call(filled(1), 2)) == 3.0f);
 }
 
@@ -668,7 +669,8 @@ TEST_CASE("dispatcher: a typed call fixes the signature that later kernels must 
       thrown<tg::TypeError>([&] { lib.impl("op", DispatchKey::CPU, +[](const Tensor& a, double) { return a; }); });
   CAPTURE(msg);
   CHECK(contains(msg, "a typed call"));
-  lib.impl("op", DispatchKey::CPU, +[](const Tensor& a, int64_t n) { return filled(value(a) * static_cast<float>(n)); });
+  lib.impl("op", DispatchKey::CPU,
+           +[](const Tensor& a, int64_t n) { return filled(value(a) * static_cast<float>(n)); });
   CHECK(value(typed.call(filled(2), 3)) == 6.0f);
 }
 
@@ -688,7 +690,8 @@ TEST_CASE("dispatcher: misusing a Library is a ValueError that says what is wron
   CHECK(contains(msg, "registers 'test_elsewhere::op' outside its namespace 'test_misuse'"));
   msg = thrown<tg::ValueError>([&] { fragment.impl("test_elsewhere::op", DispatchKey::CPU, &cpu_kernel); });
   CHECK(contains(msg, "outside its namespace"));
-  msg = thrown<tg::ValueError>([&] { fragment.impl("op", KernelFunction::makeFromUnboxedRuntimeFunction(&cpu_kernel)); });
+  msg = thrown<tg::ValueError>(
+      [&] { fragment.impl("op", KernelFunction::makeFromUnboxedRuntimeFunction(&cpu_kernel)); });
   CHECK(contains(msg, "needs an Impl library"));
   msg = thrown<tg::ValueError>([&] { fragment.fallback(KernelFunction::makeFallthrough()); });
   CHECK(contains(msg, "needs an Impl library"));

@@ -40,13 +40,23 @@ class FakeCudaAllocator final : public tg::Allocator {
   int allocations = 0;
 };
 
-// Installs an allocator for a device type for one test and removes it after.
+// Installs an allocator for a device type for one test and puts back the previous one after.
 struct AllocatorGuard {
-  AllocatorGuard(tg::DeviceType type, tg::Allocator* allocator) : type_(type) { tg::set_allocator(type, allocator); }
-  ~AllocatorGuard() { tg::set_allocator(type_, nullptr); }
+  AllocatorGuard(tg::DeviceType type, tg::Allocator* allocator) : type_(type), previous_(installed(type)) {
+    tg::set_allocator(type, allocator);
+  }
+  ~AllocatorGuard() { tg::set_allocator(type_, previous_); }
 
  private:
+  static tg::Allocator* installed(tg::DeviceType type) {
+    try {
+      return tg::get_allocator(type);
+    } catch (const tg::NotImplementedError&) {
+      return nullptr;
+    }
+  }
   tg::DeviceType type_;
+  tg::Allocator* previous_;
 };
 
 tg::Tensor empty(tg::IntArrayRef sizes, tg::ScalarType dtype = tg::kFloat) {

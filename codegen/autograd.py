@@ -1,0 +1,315 @@
+"""Autograd for every operator, worked out from the `derivatives:` blocks.
+
+For each operator that is not CompositeImplicitAutograd (those decompose, and autograd flows
+through their parts), this module decides what its Autograd-key kernel does:
+  - `out` overloads refuse inputs that require grad;
+  - an operator with formulas records a backward node (generated class `<Name>Backward<N>`)
+    that saves exactly what its formulas use: whole tensors through SavedVariable, or only
+    `self.sizes()`, `self.scalar_type()`, ... when that is all a formula reads, and owned
+    copies of the non-tensor arguments;
+  - in-place overloads reuse the formulas of their functional overload (a formula that reads
+    `self` gets a copy of self from before the operation; one that reads `result` gets self
+    from after it);
+  - an operator without formulas records a node that raises "not implemented" in backward.
+Formulas are C++ expressions over the argument names, `grad` (or `grads[i]`, `grad_<return>`),
+`result` (or `resultN`, a return's name) and `grad_input_mask`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from codegen import cpp_api, cpp_types
+from codegen.errors import SchemaError, SchemaErrors
+from codegen.model import Argument, DerivativeKind, NativeFunction, SchemaKind
+from codegen.registry import Registry
+
+# Tensor attributes a formula may read without keeping the tensor alive.
+TENSOR_ATTRIBUTES = {
+    "sizes": ("std::vector<int64_t>", "{name}.sizes().vec()"),
+    "scalar_type": ("ScalarType", "{name}.scalar_type()"),
+    "device": ("Device", "{name}.device()"),
+    "options": ("TensorOptions", "{name}.options()"),
+    "dim": ("int64_t", "{name}.dim()"),
+    "numel": ("int64_t", "{name}.numel()"),
+}
+
+# Owning member types for arguments saved by value.
+OWNED_TYPES = {
+    "IntArrayRef": "std::vector<int64_t>",
+    "OptionalIntArrayRef": "std::optional<std::vector<int64_t>>",
+    "const Scalar&": "Scalar",
+    "const std::optional<Scalar>&": "std::optional<Scalar>",
+    "std::string_view": "std::string",
+    "std::optional<std::string_view>": "std::optional<std::string>",
+    "ArrayRef<double>": "std::vector<double>",
+}
+
+IDENTIFIER = re.compile(r"(?<![\w.:>])([A-Za-z_]\w*)\b(?!\s*::)")
+
+
+@dataclass(frozen=True)
+class Saved:
+    """One member of a backward node and how the forward kernel fills it."""
+
+    member: str       # "self_", "alpha_", "self_sizes_"
+    cpp_type: str     # "SavedVariable", "Scalar", ...
+    init: str         # forward-side expression
+    after: bool       # filled after the operation ran (outputs)
+    unpack_as: Optional[str] = None  # SavedVariables: the local name apply() unpacks into
+
+    @property
+    def is_saved_variable(self) -> bool:
+        return self.cpp_type == "SavedVariable"
+
+
+@dataclass(frozen=True)
+class Formula:
+    slots: tuple[int, ...]   # the input slots (next edges) it computes
+    expression: str          # C++, names already rewritten
+    not_implemented: Optional[str] = None  # reason, for not_implemented("...")
+
+
+@dataclass(frozen=True)
+class BackwardNode:
+    name: str
+    op_name: str                      # "mul.Tensor", for messages
+    saved: tuple[Saved, ...]
+    formulas: tuple[Formula, ...]
+    num_inputs: int                   # differentiable inputs (next edges)
+    num_outputs: int
+    uses_grad_input_mask: bool
+
+    @property
+    def saved_variables(self) -> tuple[Saved, ...]:
+        return tuple(s for s in self.saved if s.is_saved_variable)
+
+
+@dataclass(frozen=True)
+class AutogradKernel:
+    """The Autograd-key kernel of one operator."""
+
+    op: cpp_api.Operator
+    kind: str                        # out | record | not_implemented | passthrough
+    diff_inputs: tuple[str, ...]     # arguments that get next edges, in slot order
+    node: Optional[BackwardNode]
+    inplace: bool
+    is_view: bool
+    output_differentiable: tuple[bool, ...]
+
+    @property
+    def wrapper_name(self) -> str:
+        return f"autograd_{self.op.cpp_name}"
+
+
+def _camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.strip("_").split("_"))
+
+
+def _functional_of(registry: Registry, f: NativeFunction) -> Optional[NativeFunction]:
+    """The functional overload whose formulas an in-place overload inherits."""
+    if f.structured_delegate:
+        for group in registry.structured_groups:
+            if group.out.full_name == f.structured_delegate and group.functional is not None:
+                return group.functional
+    key = f.func.signature_key()
+    for candidate in registry.functions:
+        if (candidate.kind == SchemaKind.functional and candidate.func.root_name == f.func.root_name
+                and candidate.func.signature_key() == key):
+            return candidate
+    return None
+
+
+def _is_view(f: NativeFunction) -> bool:
+    self_argument = f.func.self_argument
+    if self_argument is None or self_argument.type.annotation is None or len(f.func.returns) != 1:
+        return False
+    annotation = f.func.returns[0].type.annotation
+    return annotation is not None and not annotation.is_write and annotation == self_argument.type.annotation
+
+
+class _NodeBuilder:
+    """Rewrites one operator's formulas and collects what its node must save."""
+
+    def __init__(self, f: NativeFunction, source: NativeFunction, inplace: bool,
+                 output_differentiable: tuple[bool, ...]):
+        self.f, self.source, self.inplace = f, source, inplace
+        self.output_differentiable = output_differentiable
+        self.saved: dict[str, Saved] = {}
+        self.arguments = {a.name: a for a in source.func.arguments if not a.is_out}
+        self.returns = source.func.returns
+        self.uses_grad_input_mask = False
+
+    def output_index(self, name: str) -> Optional[int]:
+        if name == "result" and len(self.returns) == 1:
+            return 0
+        match = re.fullmatch(r"result(\d+)", name)
+        if match and int(match.group(1)) < len(self.returns):
+            return int(match.group(1))
+        for index, r in enumerate(self.returns):
+            if r.name == name:
+                return index
+        return None
+
+    def save_output(self, index: int) -> str:
+        member = f"result{index}_" if len(self.returns) > 1 else "result_"
+        local = member[:-1]
+        # A differentiable output is the node's own output (saved without its grad_fn, to
+        # avoid a cycle); a non-differentiable one (indices) is saved as a plain tensor.
+        is_output = "true" if self.output_differentiable[index] else "false"
+        if self.inplace:
+            init = f"SavedVariable(self, {is_output})"
+        elif len(self.returns) > 1:
+            init = f"SavedVariable(std::get<{index}>(result), {is_output})"
+        else:
+            init = f"SavedVariable(result, {is_output})"
+        self.saved.setdefault(member, Saved(member, "SavedVariable", init, after=True, unpack_as=local))
+        return local
+
+    def save_tensor(self, name: str) -> str:
+        member = f"{name}_"
+        if self.inplace and name == "self":
+            init = "SavedVariable(self.clone(), false)"  # the value before the operation
+        else:
+            init = f"SavedVariable({name}, false)"
+        self.saved.setdefault(member, Saved(member, "SavedVariable", init, after=False, unpack_as=name))
+        return name
+
+    def save_value(self, argument: Argument) -> str:
+        member = f"{argument.name}_"
+        cpp = cpp_types.argument_type(argument.type)
+        owned = OWNED_TYPES.get(cpp, cpp)
+        init = argument.name
+        if cpp in ("IntArrayRef", "ArrayRef<double>"):
+            init = f"{argument.name}.vec()"
+        elif cpp == "OptionalIntArrayRef":
+            init = (f"{argument.name} ? std::optional<std::vector<int64_t>>({argument.name}->vec()) "
+                    f": std::nullopt")
+        elif cpp == "std::string_view":
+            init = f"std::string({argument.name})"
+        self.saved.setdefault(member, Saved(member, owned, init, after=False))
+        return member
+
+    def rewrite(self, formula: str) -> str:
+        # Attributes first: `self.sizes()` becomes a saved `self_sizes_`.
+        def attribute(match: re.Match) -> str:
+            name, attr = match.group(1), match.group(2)
+            argument = self.arguments.get(name)
+            if argument is None or not argument.type.is_tensor:
+                return match.group(0)
+            cpp_type, init = TENSOR_ATTRIBUTES[attr]
+            member = f"{name}_{attr}_"
+            source = "self" if self.inplace and name == "self" else name
+            self.saved.setdefault(member, Saved(member, cpp_type, init.format(name=source), after=False))
+            return member
+
+        attrs = "|".join(TENSOR_ATTRIBUTES)
+        formula = re.sub(rf"\b([A-Za-z_]\w*)\.({attrs})\(\)", attribute, formula)
+
+        def identifier(match: re.Match) -> str:
+            name = match.group(1)
+            if name == "grad":
+                return "grads[0]"
+            if name == "grad_input_mask":
+                self.uses_grad_input_mask = True
+                return name
+            if name.startswith("grad_"):
+                index = next((i for i, r in enumerate(self.returns) if r.name == name[5:]), None)
+                if index is not None:
+                    return f"grads[{index}]"
+            if name in self.arguments:
+                argument = self.arguments[name]
+                if argument.type.base == "Tensor":
+                    return self.save_tensor(name)
+                return self.save_value(argument)
+            index = self.output_index(name)
+            if index is not None:
+                return self.save_output(index)
+            return name
+
+        return IDENTIFIER.sub(identifier, formula)
+
+
+def _node_names(registry: Registry) -> dict[str, str]:
+    """`<Root>Backward<N>`, numbered per root name in declaration order (functional only;
+    in-place overloads share their functional's node)."""
+    counters: dict[str, int] = {}
+    names: dict[str, str] = {}
+    for f in registry.functions:
+        if f.kind != SchemaKind.functional and not (f.kind == SchemaKind.inplace and f.derivatives):
+            continue
+        if not f.derivatives or "CompositeImplicitAutograd" in f.dispatch:
+            continue
+        root = _camel(f.func.root_name)
+        n = counters.get(root, 0)
+        counters[root] = n + 1
+        names[f.full_name] = f"{root}Backward{n}"
+    return names
+
+
+def autograd_kernels(registry: Registry) -> list[AutogradKernel]:
+    """The Autograd-key kernel of every operator that is not CompositeImplicitAutograd."""
+    names = _node_names(registry)
+    kernels: list[AutogradKernel] = []
+    errors: list[SchemaError] = []
+    for f in registry.functions:
+        if "CompositeImplicitAutograd" in f.dispatch:
+            continue
+        op = cpp_api.operator_of(f)
+        tensor_inputs = tuple(a.name for a in f.func.arguments if a.type.base == "Tensor" and not a.is_out)
+        n_returns = len(f.func.returns)
+        if f.kind == SchemaKind.out:
+            kernels.append(AutogradKernel(op, "out", tensor_inputs, None, False, False, ()))
+            continue
+        inplace = f.kind == SchemaKind.inplace
+        source = f if (f.derivatives or not inplace) else _functional_of(registry, f)
+        if source is None or source.derivatives is None:
+            kernels.append(AutogradKernel(op, "not_implemented" if tensor_inputs else "passthrough",
+                                          tensor_inputs, None, inplace, False, (True,) * n_returns))
+            continue
+        derivatives = source.derivatives
+        diff_inputs = []
+        for name in tensor_inputs:
+            d = derivatives.backward_for(name)
+            if d is None:
+                errors.append(SchemaError(source.loc_of("derivatives"),
+                                          f"derivatives of '{source.full_name}' say nothing about input "
+                                          f"'{name}': give a formula, non_differentiable or not_implemented"))
+            elif d.kind != DerivativeKind.non_differentiable:
+                if source.func.argument(name).type.is_list:
+                    errors.append(SchemaError(d.loc, f"'{source.full_name}': derivatives of Tensor[] inputs "
+                                                     "are not supported yet"))
+                diff_inputs.append(name)
+        output_differentiable = derivatives.output_differentiability or (True,) * n_returns
+        if not diff_inputs:
+            kernels.append(AutogradKernel(op, "passthrough", (), None, inplace, False, output_differentiable))
+            continue
+        builder = _NodeBuilder(f, source, inplace, tuple(output_differentiable))
+        formulas = []
+        for d in derivatives.backward:
+            slots = tuple(diff_inputs.index(n) for n in d.names if n in diff_inputs)
+            if not slots:
+                continue
+            if d.kind == DerivativeKind.not_implemented:
+                formulas.append(Formula(slots, "", d.reason or "not implemented"))
+            else:
+                formulas.append(Formula(slots, builder.rewrite(d.formula)))
+        node_name = names.get(source.full_name) or f"{_camel(f.func.root_name)}Backward"
+        node = BackwardNode(node_name, source.full_name, tuple(builder.saved.values()), tuple(formulas),
+                            len(diff_inputs), n_returns, builder.uses_grad_input_mask)
+        kernels.append(AutogradKernel(op, "record", tuple(diff_inputs), node, inplace, _is_view(f),
+                                      tuple(output_differentiable)))
+    if errors:
+        raise SchemaErrors(errors)
+    return kernels
+
+
+def backward_nodes(kernels: list[AutogradKernel]) -> list[BackwardNode]:
+    """Each node class once (in-place overloads share their functional's class)."""
+    seen: dict[str, BackwardNode] = {}
+    for k in kernels:
+        if k.node is not None and k.node.name not in seen:
+            seen[k.node.name] = k.node
+    return list(seen.values())

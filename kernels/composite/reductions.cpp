@@ -1,0 +1,23 @@
+// Full reductions (over every dim) as the dim-wise reductions with no dim given, so one
+// structured kernel per reduction serves both overloads.
+#include "NativeFunctions.h"
+#include "tensorgen/ops.h"
+
+namespace tg::native {
+
+Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
+  return tg::sum(self, OptionalIntArrayRef(), /*keepdim=*/false, dtype);
+}
+
+Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
+  return tg::mean(self, OptionalIntArrayRef(), /*keepdim=*/false, dtype);
+}
+
+Tensor max(const Tensor& self) {
+  // A maximum over no elements has no value (sum's identity 0 has no counterpart here).
+  TG_CHECK(self.numel() > 0, "[max] expected a non-empty tensor for a reduction over all dims, got sizes ",
+           self.sizes(), "; specify the reduction dim with the 'dim' argument");
+  return tg::amax(self);
+}
+
+}  // namespace tg::native

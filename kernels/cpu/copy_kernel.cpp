@@ -1,0 +1,37 @@
+// copy_ on the CPU, and the copy helpers the other CPU kernels use (cpu/copy.h).
+#include "NativeFunctions.h"
+#include "cpu/copy.h"
+#include "cpu/loops.h"
+#include "dtype_dispatch.h"
+#include "shape_utils.h"
+
+namespace tg {
+
+void cpu::copy_into(const Tensor& dst, const Tensor& src) {
+  if (dst.is_same(src)) return;
+  // elementwise_kernel copies an input that partly overlaps its output before writing.
+  TG_DISPATCH_ALL_TYPES(dst.scalar_type(), "copy_", [&] {
+    elementwise_kernel(dst, [](scalar_t x) { return x; }, src);
+  });
+}
+
+Tensor cpu::contiguous_copy(const Tensor& src) {
+  Tensor result = make_empty_tensor(src.sizes(), src.scalar_type(), src.device());
+  copy_into(result, src);
+  return result;
+}
+
+Tensor native::copy_cpu_(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
+  TG_CHECK_NOT_IMPLEMENTED(self.is_cpu() && src.is_cpu(), "[copy_] copies between devices are not implemented yet: ",
+                           "self is on ", self.device(), ", src on ", src.device());
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    TG_CHECK_VALUE(self.sizes()[d] <= 1 || self.strides()[d] != 0, "[copy_] unsupported operation: more than one ",
+                   "element of the written-to tensor (shape ", self.sizes(), ", strides ", self.strides(),
+                   ") refers to a single memory location; clone() it first");
+  }
+  expand_strides(src.sizes(), src.strides(), self.sizes(), "copy_");  // src must broadcast to self
+  cpu::copy_into(self, src);
+  return self;
+}
+
+}  // namespace tg

@@ -1,0 +1,186 @@
+// Elementwise CPU kernels: out[i] = op(a[i], b[i], ...) over inputs broadcast to out's shape.
+// The inputs may have any strides (0 where broadcast) and any dtypes: each is converted on
+// load to the type of the op's matching parameter, and the op's result is converted on store
+// to out's dtype. So the op's signature states the compute types:
+//
+//   cpu::elementwise_kernel(out, [](float x, float y) { return x * y; }, a, b);
+//
+// `out` may be one of the inputs itself (in-place variants): element i is read before it is
+// written. An input that overlaps out in any other way is copied first.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "core/tensor.h"
+#include "cpu/convert.h"
+#include "cpu/copy.h"
+#include "cpu/strided_loop.h"
+#include "dtype_dispatch.h"
+#include "shape_utils.h"
+
+namespace tg::cpu {
+
+// Rows are processed in chunks of this many elements, the size of the conversion buffers.
+inline constexpr int64_t kRowChunk = 256;
+
+// Uninitialised room for one chunk of T.
+template <typename T>
+struct RowBuffer {
+  alignas(64) char bytes[kRowChunk * sizeof(T)];
+  T* data() { return reinterpret_cast<T*>(bytes); }
+};
+
+// One input's view of the current chunk as elements of T: the tensor's own memory when it
+// holds T, else a converted copy in `buffer`.
+template <typename T>
+struct RowInput {
+  const char* ptr = nullptr;
+  int64_t stride = 0;
+  RowBuffer<T> buffer;
+
+  void prepare(const char* src, int64_t src_stride, ScalarType src_dtype, int64_t n) {
+    if (src_dtype == dtype_of<T>) {
+      ptr = src;
+      stride = src_stride;
+    } else {
+      load_row(buffer.data(), src, src_stride, src_dtype, n);
+      ptr = buffer.bytes;
+      stride = sizeof(T);
+    }
+  }
+  T operator[](int64_t j) const { return *reinterpret_cast<const T*>(ptr + j * stride); }
+  bool contiguous() const { return stride == static_cast<int64_t>(sizeof(T)); }
+  const T* typed() const { return reinterpret_cast<const T*>(ptr); }
+};
+
+// The parameter and result types of a (non-generic) callable.
+template <typename F>
+struct function_traits : function_traits<decltype(&F::operator())> {};
+template <typename C, typename R, typename... A>
+struct function_traits<R (C::*)(A...) const> {
+  using result = std::decay_t<R>;
+  using args = std::tuple<std::decay_t<A>...>;
+};
+template <typename C, typename R, typename... A>
+struct function_traits<R (C::*)(A...)> : function_traits<R (C::*)(A...) const> {};
+template <typename R, typename... A>
+struct function_traits<R (*)(A...)> {
+  using result = std::decay_t<R>;
+  using args = std::tuple<std::decay_t<A>...>;
+};
+
+namespace detail {
+
+// `input` itself, or a contiguous copy when it shares memory with `out` other than as the
+// very same elements (same start, shape and strides).
+inline Tensor without_partial_overlap(const Tensor& out, const Tensor& input) {
+  if (!input.is_alias_of(out)) return input;
+  if (input.data_ptr() == out.data_ptr() && input.sizes() == out.sizes() && input.strides() == out.strides()) {
+    return input;
+  }
+  return contiguous_copy(input);
+}
+
+template <typename Op, size_t... I>
+void elementwise_row(const Op& op, const std::array<char*, sizeof...(I) + 1>& ptrs,
+                     const std::array<int64_t, sizeof...(I) + 1>& strides,
+                     const std::array<ScalarType, sizeof...(I) + 1>& dtypes, int64_t n, std::index_sequence<I...>) {
+  using Traits = function_traits<Op>;
+  using R = typename Traits::result;
+  std::tuple<RowInput<std::tuple_element_t<I, typename Traits::args>>...> inputs;
+  for (int64_t begin = 0; begin < n; begin += kRowChunk) {
+    const int64_t m = std::min(kRowChunk, n - begin);
+    (std::get<I>(inputs).prepare(ptrs[I + 1] + begin * strides[I + 1], strides[I + 1], dtypes[I + 1], m), ...);
+    char* dst = ptrs[0] + begin * strides[0];
+    if (dtypes[0] != dtype_of<R>) {
+      RowBuffer<R> result;
+      for (int64_t j = 0; j < m; ++j) result.data()[j] = op(std::get<I>(inputs)[j]...);
+      store_row(dst, strides[0], dtypes[0], result.data(), m);
+    } else if (strides[0] == static_cast<int64_t>(sizeof(R)) && (std::get<I>(inputs).contiguous() && ...)) {
+      R* out = reinterpret_cast<R*>(dst);
+      [[maybe_unused]] const auto typed = std::make_tuple(std::get<I>(inputs).typed()...);
+      for (int64_t j = 0; j < m; ++j) out[j] = op(std::get<I>(typed)[j]...);
+    } else {
+      for (int64_t j = 0; j < m; ++j) *reinterpret_cast<R*>(dst + j * strides[0]) = op(std::get<I>(inputs)[j]...);
+    }
+  }
+}
+
+// The contiguous fast path: every operand contiguous, of out's shape, holding exactly the
+// op's types. Returns false when it does not apply.
+template <typename Op, size_t... I>
+bool elementwise_contiguous(const Op& op, const Tensor& out, const std::array<Tensor, sizeof...(I)>& inputs,
+                            std::index_sequence<I...>) {
+  using Traits = function_traits<Op>;
+  using R = typename Traits::result;
+  if (!out.is_contiguous() || out.scalar_type() != dtype_of<R>) return false;
+  const bool all_match = ((inputs[I].is_contiguous() && inputs[I].sizes() == out.sizes() &&
+                           inputs[I].scalar_type() == dtype_of<std::tuple_element_t<I, typename Traits::args>>) &&
+                          ...);
+  if (!all_match) return false;
+  R* dst = static_cast<R*>(out.data_ptr());
+  [[maybe_unused]] const auto src = std::make_tuple(
+      static_cast<const std::tuple_element_t<I, typename Traits::args>*>(inputs[I].data_ptr())...);
+  const int64_t n = out.numel();
+  for (int64_t j = 0; j < n; ++j) dst[j] = op(std::get<I>(src)[j]...);
+  return true;
+}
+
+}  // namespace detail
+
+// out[i] = op(inputs[i]...) for every index i of out, with the inputs broadcast to out's
+// shape. `op` must have concrete parameter types (not `auto`); they and its result type are
+// element types (float, int64_t, bool, Half, ...). out may have any strides, but must not
+// write one memory location twice unless every write is the same value (fill_ of an
+// expanded tensor).
+template <typename Op, typename... Inputs>
+void elementwise_kernel(const Tensor& out, const Op& op, const Inputs&... inputs) {
+  constexpr size_t kInputs = sizeof...(Inputs);
+  static_assert(std::tuple_size_v<typename function_traits<Op>::args> == kInputs,
+                "the op takes one parameter per input tensor");
+  if (out.numel() == 0) return;
+  const std::array<Tensor, kInputs> in{detail::without_partial_overlap(out, inputs)...};
+  const auto indices = std::make_index_sequence<kInputs>();
+  if (detail::elementwise_contiguous(op, out, in, indices)) return;
+
+  std::array<char*, kInputs + 1> data;
+  std::array<DimVector, kInputs + 1> strides;
+  std::array<ScalarType, kInputs + 1> dtypes;
+  data[0] = static_cast<char*>(out.data_ptr());
+  strides[0] = byte_strides(out);
+  dtypes[0] = out.scalar_type();
+  for (size_t k = 0; k < kInputs; ++k) {
+    data[k + 1] = static_cast<char*>(in[k].data_ptr());
+    strides[k + 1] = expand_strides(in[k].sizes(), in[k].strides(), out.sizes());
+    for (int64_t& s : strides[k + 1]) s *= in[k].element_size();
+    dtypes[k + 1] = in[k].scalar_type();
+  }
+  std::array<IntArrayRef, kInputs + 1> stride_refs;
+  for (size_t k = 0; k <= kInputs; ++k) stride_refs[k] = strides[k];
+  StridedLoop<kInputs + 1> loop(out.sizes(), data, stride_refs);
+  loop.run([&](const auto& ptrs, const auto& row_strides, int64_t n) {
+    detail::elementwise_row(op, ptrs, row_strides, dtypes, n, indices);
+  });
+}
+
+// The elementwise kernels of an operator dispatched on `scalar_t`: the inputs load as
+// opmath_t<scalar_t> (float for float16/bfloat16), op computes in it, and the result is
+// stored as out's dtype. `op` may be generic ([](auto x) { ... }).
+template <typename scalar_t, typename Op>
+void unary_kernel(const Tensor& out, const Tensor& self, const Op& op) {
+  using T = opmath_t<scalar_t>;
+  elementwise_kernel(out, [&op](T x) -> T { return static_cast<T>(op(x)); }, self);
+}
+
+template <typename scalar_t, typename Op>
+void binary_kernel(const Tensor& out, const Tensor& a, const Tensor& b, const Op& op) {
+  using T = opmath_t<scalar_t>;
+  elementwise_kernel(out, [&op](T x, T y) -> T { return static_cast<T>(op(x, y)); }, a, b);
+}
+
+}  // namespace tg::cpu

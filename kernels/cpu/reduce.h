@@ -1,0 +1,71 @@
+// Reductions over a set of dims on the CPU. reduce_into walks the input once, in memory order
+// (see Note [Iteration order]), and folds each element into the accumulator of its output
+// position:
+//
+//   acc[j] = reducer.combine(acc[j], x)   for every element x of self, j = x's output index
+//
+// where j is the row-major index over self's kept dims (the dims not in `mask`). Whether the
+// reduced dims are inner (one accumulator per row) or outer (a row of accumulators per input
+// row), the input streams through memory. It may have any strides and dtype (elements load
+// converted to In). The order in which elements reach an accumulator is unspecified.
+//
+// A Reducer has `acc_t combine(acc_t, In)`, and may have `acc_t reduce_row(acc_t, const In*,
+// int64_t n)` that folds n contiguous elements into one accumulator (sum does it pairwise).
+#pragma once
+
+#include <cstdint>
+
+#include "core/tensor.h"
+#include "cpu/loops.h"
+#include "cpu/strided_loop.h"
+#include "shape_utils.h"
+
+namespace tg::cpu {
+
+template <typename In, typename Reducer>
+void reduce_into(typename Reducer::acc_t* acc, const Tensor& self, const DimMask& mask, const Reducer& reducer) {
+  using Acc = typename Reducer::acc_t;
+  if (self.numel() == 0) return;
+  const IntArrayRef sizes = self.sizes();
+  DimVector acc_strides(sizes.size(), 0);
+  int64_t running = static_cast<int64_t>(sizeof(Acc));
+  for (size_t d = sizes.size(); d-- > 0;) {
+    if (mask.test(d)) continue;
+    acc_strides[d] = running;
+    running *= sizes[d];
+  }
+  const DimVector self_strides = byte_strides(self);
+  const ScalarType dtype = self.scalar_type();
+  // The input is operand 0, so its memory order decides the iteration order.
+  StridedLoop<2> loop(sizes, {static_cast<char*>(self.data_ptr()), reinterpret_cast<char*>(acc)},
+                      {IntArrayRef(self_strides), IntArrayRef(acc_strides)});
+  RowInput<In> x;
+  loop.run([&](const auto& ptrs, const auto& strides, int64_t n) {
+    // Without conversion the whole row is one chunk, so reduce_row sees all of it.
+    const int64_t chunk = dtype == dtype_of<In> ? n : kRowChunk;
+    for (int64_t begin = 0; begin < n; begin += chunk) {
+      const int64_t m = std::min(chunk, n - begin);
+      x.prepare(ptrs[0] + begin * strides[0], strides[0], dtype, m);
+      if (strides[1] == 0) {
+        Acc& slot = *reinterpret_cast<Acc*>(ptrs[1]);
+        if constexpr (requires { reducer.reduce_row(slot, x.typed(), m); }) {
+          if (x.contiguous()) {
+            slot = reducer.reduce_row(slot, x.typed(), m);
+            continue;
+          }
+        }
+        Acc value = slot;
+        for (int64_t j = 0; j < m; ++j) value = reducer.combine(value, x[j]);
+        slot = value;
+      } else {
+        char* slots = ptrs[1] + begin * strides[1];
+        for (int64_t j = 0; j < m; ++j) {
+          Acc& slot = *reinterpret_cast<Acc*>(slots + j * strides[1]);
+          slot = reducer.combine(slot, x[j]);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace tg::cpu

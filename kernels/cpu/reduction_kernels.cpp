@@ -1,0 +1,120 @@
+// CPU kernels of the value reductions over a set of dims: sum, mean, amax, amin.
+// They fold the input into one accumulator per output element (cpu/reduce.h) and then
+// convert the accumulators to the out dtype.
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <type_traits>
+
+#include "NativeFunctions.h"
+#include "cpu/convert.h"
+#include "cpu/reduce.h"
+#include "cpu/scalar_math.h"
+#include "dtype_dispatch.h"
+#include "shape_utils.h"
+
+namespace tg {
+
+namespace {
+
+// Pairwise summation: the rounding error grows with log(n) rather than n.
+template <typename Acc, typename In>
+Acc pairwise_sum(const In* x, int64_t n) {
+  constexpr int64_t kBlock = 128;
+  if (n <= kBlock) {
+    Acc partial[4] = {0, 0, 0, 0};
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+      for (int64_t k = 0; k < 4; ++k) partial[k] += static_cast<Acc>(x[j + k]);
+    }
+    for (; j < n; ++j) partial[0] += static_cast<Acc>(x[j]);
+    return (partial[0] + partial[1]) + (partial[2] + partial[3]);
+  }
+  const int64_t half = (n / 2 + kBlock - 1) / kBlock * kBlock;
+  return pairwise_sum<Acc>(x, half) + pairwise_sum<Acc>(x + half, n - half);
+}
+
+// Sums floating values in double (pairwise along contiguous rows) and integral and bool ones
+// in int64, wrapping as PyTorch's integer sums do.
+template <typename In>
+struct SumReducer {
+  using acc_t = std::conditional_t<std::is_floating_point_v<In>, double, int64_t>;
+  acc_t combine(acc_t acc, In x) const { return cpu::math::add(acc, static_cast<acc_t>(x)); }
+  acc_t reduce_row(acc_t acc, const In* x, int64_t n) const
+    requires std::is_floating_point_v<In>
+  {
+    return acc + pairwise_sum<acc_t>(x, n);
+  }
+};
+
+template <typename T, bool kMax>
+struct ExtremumReducer {
+  using acc_t = T;
+  static T identity() {
+    if constexpr (std::is_floating_point_v<T>) {
+      return kMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    } else {
+      return kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+    }
+  }
+  T combine(T acc, T x) const {
+    return kMax ? cpu::math::max_propagate_nan(acc, x) : cpu::math::min_propagate_nan(acc, x);
+  }
+};
+
+// Folds self over `mask` into one accumulator per element of `out`, then writes
+// finish(accumulator) converted to out's dtype. out is contiguous (the kernel contract).
+template <typename In, typename Reducer, typename Finish>
+void reduce_to_output(const Tensor& self, const DimMask& mask, const Tensor& out, const Reducer& reducer,
+                      typename Reducer::acc_t identity, const Finish& finish) {
+  using Acc = typename Reducer::acc_t;
+  const int64_t n = out.numel();
+  const std::unique_ptr<Acc[]> acc(new Acc[static_cast<size_t>(n)]);  // not std::vector: Acc may be bool
+  std::fill_n(acc.get(), n, identity);
+  cpu::reduce_into<In>(acc.get(), self, mask, reducer);
+  for (int64_t i = 0; i < n; ++i) acc[i] = finish(acc[i]);
+  cpu::store_row(static_cast<char*>(out.data_ptr()), out.element_size(), out.scalar_type(), acc.get(), n);
+}
+
+template <bool kMax>
+void extremum_out(const char* op, const Tensor& self, IntArrayRef dim, const Tensor& out) {
+  const DimMask mask = make_dim_mask(dim, self.dim(), op);
+  TG_DISPATCH_ALL_TYPES(self.scalar_type(), op, [&] {
+    using T = opmath_t<scalar_t>;
+    using Reducer = ExtremumReducer<T, kMax>;
+    reduce_to_output<T>(self, mask, out, Reducer{}, Reducer::identity(), [](T v) { return v; });
+  });
+}
+
+}  // namespace
+
+void native::sum_out_cpu(const Tensor& self, OptionalIntArrayRef dim, bool /*keepdim*/,
+                         std::optional<ScalarType> /*dtype*/, const Tensor& out) {
+  const DimMask mask = make_dim_mask(dim, self.dim(), "sum");
+  TG_DISPATCH_ALL_TYPES(out.scalar_type(), "sum", [&] {
+    using In = opmath_t<scalar_t>;  // elements convert to the out dtype first, as PyTorch's sum(dtype=)
+    using Acc = typename SumReducer<In>::acc_t;
+    reduce_to_output<In>(self, mask, out, SumReducer<In>{}, Acc(0), [](Acc v) { return v; });
+  });
+}
+
+// The mean of an empty reduction is NaN (0 / 0), as in PyTorch.
+void native::mean_out_cpu(const Tensor& self, OptionalIntArrayRef dim, bool /*keepdim*/,
+                          std::optional<ScalarType> /*dtype*/, const Tensor& out) {
+  const DimMask mask = make_dim_mask(dim, self.dim(), "mean");
+  const double count = static_cast<double>(reduced_numel(self.sizes(), mask));
+  TG_DISPATCH_FLOATING_TYPES(out.scalar_type(), "mean", [&] {
+    using In = opmath_t<scalar_t>;
+    reduce_to_output<In>(self, mask, out, SumReducer<In>{}, 0.0, [count](double v) { return v / count; });
+  });
+}
+
+void native::amax_out_cpu(const Tensor& self, IntArrayRef dim, bool /*keepdim*/, const Tensor& out) {
+  extremum_out<true>("amax", self, dim, out);
+}
+
+void native::amin_out_cpu(const Tensor& self, IntArrayRef dim, bool /*keepdim*/, const Tensor& out) {
+  extremum_out<false>("amin", self, dim, out);
+}
+
+}  // namespace tg

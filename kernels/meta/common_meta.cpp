@@ -1,0 +1,34 @@
+#include "meta/common_meta.h"
+
+#include "shape_utils.h"
+
+namespace tg {
+
+ScalarType result_type(std::initializer_list<const Tensor*> operands) {
+  ResultTypeState state;
+  for (const Tensor* t : operands) {
+    if (t->unsafeGetTensorImpl()->is_wrapped_number()) {
+      state.add_scalar(t->scalar_type());
+    } else {
+      state.add_tensor(t->scalar_type(), t->dim());
+    }
+  }
+  return state.result();
+}
+
+TensorMeta binary_meta(const char* op, const Tensor& a, const Tensor& b) {
+  return TensorMeta{infer_broadcast_size(a.sizes(), b.sizes(), op), result_type(a, b)};
+}
+
+TensorMeta comparison_meta(const char* op, const Tensor& a, const Tensor& b) {
+  return TensorMeta{infer_broadcast_size(a.sizes(), b.sizes(), op), kBool};
+}
+
+TensorMeta unary_meta(const char* /*op*/, const Tensor& self) { return TensorMeta{self.sizes(), self.scalar_type()}; }
+
+TensorMeta unary_float_meta(const char* /*op*/, const Tensor& self) {
+  const ScalarType dtype = is_floating_type(self.scalar_type()) ? self.scalar_type() : default_dtype();
+  return TensorMeta{self.sizes(), dtype};
+}
+
+}  // namespace tg

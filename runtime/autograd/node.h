@@ -1,0 +1,114 @@
+// Node: one operation of the recorded graph. apply() takes the gradients of the node's
+// outputs and returns the gradients of its inputs, which flow along next_edges_ (one edge
+// per input; input i's gradient goes to next_edges_[i]).
+// sequence_nr orders nodes: a node created later runs earlier in backward (the engine's
+// ready queue pops the highest sequence_nr first).
+// Naming follows the forward op: num_inputs() == next_edges().size() (the gradients apply()
+// returns, one per forward input) and num_outputs() == number of input metadata entries
+// (the gradients apply() receives, one per forward output).
+// Threading: hooks are added while no backward pass runs through the node; apply() runs
+// with mutex() held by the engine.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "autograd/edge.h"
+#include "autograd/tensor_hooks.h"
+#include "core/dim_vector.h"
+#include "core/tensor.h"
+
+namespace tg::autograd {
+
+using variable_list = std::vector<Tensor>;
+using edge_list = std::vector<Edge>;
+
+// The shape, dtype and device of a tensor whose gradient a node receives: the engine sums a
+// broadcast gradient down to `sizes` (sum_to) and casts it to `dtype` before passing it on.
+struct InputMetadata {
+  DimVector sizes;
+  ScalarType dtype = ScalarType::Undefined;
+  Device device{DeviceType::CPU};
+};
+
+// The next sequence number of this thread (each thread counts on its own, as in PyTorch).
+uint64_t next_sequence_nr();
+
+class Node : public std::enable_shared_from_this<Node> {
+ public:
+  explicit Node(edge_list next_edges = {}) : Node(next_sequence_nr(), std::move(next_edges)) {}
+  Node(uint64_t sequence_nr, edge_list next_edges)
+      : sequence_nr_(sequence_nr), next_edges_(std::move(next_edges)) {}
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  virtual ~Node() = default;
+
+  // Runs the node: pre-hooks, apply(), post-hooks. Called by the engine.
+  variable_list operator()(variable_list&& grads);
+
+  virtual std::string name() const = 0;
+  // Frees saved tensors after a backward without retain_graph; a later apply must then
+  // raise the "backward through the graph a second time" error.
+  virtual void release_variables() {}
+
+  uint64_t sequence_nr() const noexcept { return sequence_nr_; }
+  const edge_list& next_edges() const noexcept { return next_edges_; }
+  edge_list& next_edges() noexcept { return next_edges_; }
+  const Edge& next_edge(size_t i) const { return next_edges_.at(i); }
+  size_t num_inputs() const noexcept { return next_edges_.size(); }  // gradients apply() returns
+  void add_next_edge(Edge edge) { next_edges_.push_back(std::move(edge)); }
+  void set_next_edges(edge_list edges) { next_edges_ = std::move(edges); }
+
+  // Whether the gradient of input i is needed (its edge is valid).
+  bool should_compute_output(size_t i) const { return i < next_edges_.size() && next_edges_[i].is_valid(); }
+
+  // One entry per gradient apply() receives (per output of the forward op), recorded when
+  // the output's history is set. Returns the index of the entry.
+  uint32_t add_input_metadata(const Tensor& t);
+  // For an output that is not differentiable: keeps positions aligned, never validated.
+  uint32_t add_undefined_input_metadata();
+  const InputMetadata& input_metadata(size_t i) const { return input_metadata_.at(i); }
+  size_t num_outputs() const noexcept { return input_metadata_.size(); }
+
+  // Hooks of the tensors this node made (non-leaf tensors' register_hook and retain_grad).
+  // The engine runs them on the gradients this node receives, before capturing those for
+  // autograd::grad and before operator(): tensor hooks first, then retains_grad hooks, so a
+  // retained gradient is the one the hooks produced. See Note [Tensor hooks] in docs/autograd.md.
+  using RetainsGradHook = std::function<void(const Tensor& grad)>;
+  void add_tensor_pre_hook(uint32_t output_nr, std::shared_ptr<TensorHookList> hooks);
+  void set_retains_grad_hook(uint32_t output_nr, RetainsGradHook hook);
+  // Removes and returns the retains_grad hook of output_nr (empty when there is none).
+  RetainsGradHook pop_retains_grad_hook(uint32_t output_nr);
+  // Runs the hooks above on `grads` (one per output). AccumulateGrad overrides it to run its
+  // leaf's hooks, which it reads from the leaf since the leaf holds it only weakly.
+  virtual variable_list call_tensor_pre_hooks(variable_list grads);
+
+  // Hooks on the gradients this node receives (pre) and returns (post).
+  using PreHook = std::function<variable_list(const variable_list& grads)>;
+  using PostHook = std::function<variable_list(const variable_list& grad_inputs, const variable_list& grad_outputs)>;
+  void add_pre_hook(PreHook hook) { pre_hooks_.push_back(std::move(hook)); }
+  void add_post_hook(PostHook hook) { post_hooks_.push_back(std::move(hook)); }
+
+  // Held by the engine while apply() runs: nodes reachable from two concurrent backward
+  // passes (a shared leaf's AccumulateGrad) run one at a time.
+  std::mutex& mutex() { return mutex_; }
+
+ protected:
+  virtual variable_list apply(variable_list&& grads) = 0;
+
+ private:
+  uint64_t sequence_nr_;
+  edge_list next_edges_;
+  std::vector<InputMetadata> input_metadata_;
+  std::vector<PreHook> pre_hooks_;
+  std::vector<PostHook> post_hooks_;
+  std::vector<std::pair<uint32_t, std::shared_ptr<TensorHookList>>> tensor_pre_hooks_;
+  std::vector<std::pair<uint32_t, RetainsGradHook>> retains_grad_hooks_;
+  std::mutex mutex_;
+};
+
+}  // namespace tg::autograd

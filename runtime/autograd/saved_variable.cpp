@@ -1,0 +1,57 @@
+#include "autograd/saved_variable.h"
+
+#include <sstream>
+
+#include "autograd/autograd_meta.h"
+#include "autograd/node.h"
+#include "ops/print.h"
+
+namespace tg::autograd {
+
+SavedVariable::SavedVariable(const Tensor& tensor, bool is_output) {
+  if (!tensor.defined()) return;
+  was_saved_ = true;
+  saved_version_ = tensor._version();
+  // A leaf has no grad_fn to make a cycle with, so it is kept as it is even when it is an
+  // output (a non-differentiable one).
+  is_output_ = is_output && !tensor.is_leaf();
+  if (is_output_) {
+    output_nr_ = tensor.output_nr();
+    data_ = impl::alias_without_history(tensor);
+  } else {
+    data_ = tensor;
+  }
+}
+
+Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
+  if (!was_saved_) return Tensor();
+  TG_CHECK(!data_released_,
+           "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+           "already been freed). Specify retain_graph=true if you need to backward through the graph a second time.");
+  if (data_._version() != saved_version_) raise_version_error(saved_for);
+  if (!is_output_ || saved_for == nullptr) return data_;
+  // A fresh alias each time: the unpacked tensor is output output_nr_ of the node again.
+  Tensor result = impl::alias_without_history(data_);
+  impl::set_gradient_edge(result, Edge(saved_for, output_nr_));
+  return result;
+}
+
+void SavedVariable::reset_data() {
+  data_.reset();
+  data_released_ = true;
+}
+
+void SavedVariable::raise_version_error(const std::shared_ptr<Node>& saved_for) const {
+  // The node that made the tensor: the saving node for its own output, else the tensor's
+  // grad_fn now (after an in-place change, the in-place op's node), as PyTorch reports it.
+  std::shared_ptr<Node> made_by = is_output_ ? saved_for : data_.grad_fn();
+  const uint32_t output_nr = is_output_ ? output_nr_ : data_.output_nr();
+  std::ostringstream message;
+  message << "one of the variables needed for gradient computation has been modified by an inplace operation: ["
+          << type_string(data_) << " " << data_.sizes() << "]";
+  if (made_by != nullptr) message << ", which is output " << output_nr << " of " << made_by->name() << ",";
+  message << " is at version " << data_._version() << "; expected version " << saved_version_ << " instead.";
+  TG_ERROR(message.str());
+}
+
+}  // namespace tg::autograd

@@ -1,0 +1,174 @@
+// Tests of the matrix products mm, bmm and addmm against a naive loop, for the BLAS dtypes
+// (float, double) and the reference loop (int64, int32, float16, bfloat16), with transposed
+// and strided operands, outputs that alias an input, addmm's broadcast self and beta/alpha,
+// empty products, and the shape and dtype errors.
+#include <cmath>
+
+#include "ops_test_helpers.h"
+
+using namespace ops_test;
+using tg::Tensor;
+
+namespace {
+
+// Small integers, so every product and sum below is exact in each dtype tested.
+Values pattern(int64_t count, int64_t modulus, int64_t shift) {
+  Values v;
+  for (int64_t i = 0; i < count; ++i) v.push_back(static_cast<double>((i * 7 + shift) % modulus - modulus / 2));
+  return v;
+}
+
+// a [n, m] @ b [m, p], row-major.
+Values naive_mm(const Values& a, const Values& b, int64_t n, int64_t m, int64_t p) {
+  Values c(static_cast<size_t>(n * p), 0.0);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < p; ++j) {
+      for (int64_t k = 0; k < m; ++k) c[i * p + j] += a[i * m + k] * b[k * p + j];
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("ops_linalg: mm against a naive loop") {
+  const tg::ScalarType dtypes[] = {tg::kFloat, tg::kDouble, tg::kLong, tg::kInt, tg::kShort, tg::kHalf, tg::kBFloat16};
+  for (tg::ScalarType dtype : dtypes) {
+    CAPTURE(dtype);
+    for (const Ints& nmp : {Ints{3, 5, 4}, Ints{33, 17, 29}, Ints{1, 6, 1}}) {
+      const int64_t n = nmp[0], m = nmp[1], p = nmp[2];
+      CAPTURE(n);
+      const Values av = pattern(n * m, 7, 1), bv = pattern(m * p, 5, 3);
+      const Values expected = naive_mm(av, bv, n, m, p);
+      const Tensor a = make(av, {n, m}, dtype), b = make(bv, {m, p}, dtype);
+      const Tensor c = tg::mm(a, b);
+      CHECK(c.scalar_type() == dtype);
+      CHECK(shape(c) == Ints{n, p});
+      CHECK(values(c) == expected);
+      CHECK(values(a.mm(b)) == expected);
+      // Column-major operands (BLAS reads them transposed).
+      CHECK(values(tg::mm(column_major(a), column_major(b))) == expected);
+      // Every other column of a wider matrix: a layout BLAS cannot read directly.
+      const Tensor wide = make(pattern(m * 2 * p, 5, 3), {m, 2 * p}, dtype);
+      const Tensor strided = wide.slice(1, 0, 2 * p, 2);
+      CHECK(values(tg::mm(a, strided)) == naive_mm(av, values(strided), n, m, p));
+    }
+  }
+  CHECK(thrown<tg::NotImplementedError>([] { tg::mm(make({1}, {1, 1}, tg::kBool), make({1}, {1, 1}, tg::kBool)); }) ==
+        "[mm] not implemented for 'bool'");
+}
+
+TEST_CASE("ops_linalg: mm out=, aliasing and empty products") {
+  const Tensor a = make({1, 2, 3, 4}, {2, 2});
+  const Tensor b = make({5, 6, 7, 8}, {2, 2});
+  Tensor out = tg::empty({0});
+  tg::mm_out(out, a, b);
+  CHECK(values(out) == Values{19, 22, 43, 50});
+  Tensor aliased = a.clone();
+  tg::mm_out(aliased, aliased, b);  // out is mat1: computed into a temporary first
+  CHECK(values(aliased) == Values{19, 22, 43, 50});
+  Tensor squared = a.clone();
+  tg::mm_out(squared, squared, squared);
+  CHECK(values(squared) == Values{7, 10, 15, 22});
+  Tensor transposed_out = column_major(tg::zeros({2, 2}));
+  tg::mm_out(transposed_out, a, b);
+  CHECK(transposed_out.strides().vec() == Ints{1, 2});
+  CHECK(values(transposed_out) == Values{19, 22, 43, 50});
+
+  CHECK(values(tg::mm(tg::empty({2, 0}), tg::empty({0, 3}))) == Values(6, 0.0));
+  CHECK(shape(tg::mm(tg::empty({0, 3}), tg::ones({3, 2}))) == Ints{0, 2});
+  CHECK(values(tg::mm(tg::empty({2, 0}, tg::kLong), tg::empty({0, 2}, tg::kLong))) == Values(4, 0.0));
+}
+
+TEST_CASE("ops_linalg: mm errors") {
+  CHECK(thrown<tg::ValueError>([] { tg::mm(tg::ones({2, 3}), tg::ones({4, 5})); }) ==
+        "[mm] mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
+  CHECK(contains(thrown<tg::ValueError>([] { tg::mm(tg::ones({2, 3, 4}), tg::ones({4, 5})); }),
+                 "[mm] mat1 must be a 2-D tensor, got a 3-D tensor"));
+  CHECK(thrown<tg::TypeError>([] { tg::mm(tg::ones({2, 3}), tg::ones({3, 2}, tg::kDouble)); }) ==
+        "[mm] expected mat1 and mat2 to have the same dtype, but got: float32 != float64");
+}
+
+TEST_CASE("ops_linalg: bmm") {
+  for (tg::ScalarType dtype : {tg::kFloat, tg::kDouble, tg::kLong, tg::kHalf}) {
+    CAPTURE(dtype);
+    const int64_t batch = 3, n = 4, m = 5, p = 2;
+    const Values av = pattern(batch * n * m, 7, 2), bv = pattern(batch * m * p, 5, 1);
+    const Tensor a = make(av, {batch, n, m}, dtype), b = make(bv, {batch, m, p}, dtype);
+    Values expected;
+    for (int64_t i = 0; i < batch; ++i) {
+      const Values ai(av.begin() + i * n * m, av.begin() + (i + 1) * n * m);
+      const Values bi(bv.begin() + i * m * p, bv.begin() + (i + 1) * m * p);
+      for (double v : naive_mm(ai, bi, n, m, p)) expected.push_back(v);
+    }
+    const Tensor c = tg::bmm(a, b);
+    CHECK(shape(c) == Ints{batch, n, p});
+    CHECK(values(c) == expected);
+    // Transposed matrices within each batch, and the batch dim moved innermost in memory.
+    const Tensor b_t = b.transpose(1, 2).contiguous().transpose(1, 2);
+    CHECK(values(a.bmm(b_t)) == expected);
+    const Tensor a_batch_inner = a.permute({1, 2, 0}).contiguous().permute({2, 0, 1});
+    CHECK(values(tg::bmm(a_batch_inner, b)) == expected);
+    Tensor out = tg::empty({0}, dtype);
+    tg::bmm_out(out, a, b);
+    CHECK(values(out) == expected);
+  }
+  CHECK(thrown<tg::ValueError>([] { tg::bmm(tg::ones({2, 3, 4}), tg::ones({2, 5, 6})); }) ==
+        "[bmm] batch1 and batch2 shapes cannot be multiplied (2x3x4 and 2x5x6)");
+  CHECK(contains(thrown<tg::ValueError>([] { tg::bmm(tg::ones({2, 3, 4}), tg::ones({3, 4, 6})); }),
+                 "same batch size"));
+  CHECK(contains(thrown<tg::ValueError>([] { tg::bmm(tg::ones({3, 4}), tg::ones({4, 6})); }), "3-D tensor"));
+}
+
+TEST_CASE("ops_linalg: addmm") {
+  for (tg::ScalarType dtype : {tg::kFloat, tg::kDouble, tg::kLong, tg::kBFloat16}) {
+    CAPTURE(dtype);
+    const int64_t n = 3, m = 4, p = 5;
+    const Values av = pattern(n * m, 5, 1), bv = pattern(m * p, 3, 2), sv = pattern(n * p, 4, 0);
+    const Tensor a = make(av, {n, m}, dtype), b = make(bv, {m, p}, dtype);
+    const Values product = naive_mm(av, bv, n, m, p);
+    Values expected(product.size());
+    for (size_t i = 0; i < product.size(); ++i) expected[i] = 2 * sv[i] + 3 * product[i];
+    const Tensor self = make(sv, {n, p}, dtype);
+    CHECK(values(tg::addmm(self, a, b, 2, 3)) == expected);
+    CHECK(values(self.addmm(column_major(a), b, 2, 3)) == expected);
+    Tensor in_place = self.clone();
+    in_place.addmm_(a, b, 2, 3);
+    CHECK(values(in_place) == expected);
+    Tensor column_self = column_major(self);
+    column_self.addmm_(a, b, 2, 3);  // a non-contiguous self is computed aside and copied back
+    CHECK(values(column_self) == expected);
+
+    // self broadcasts to [n, p] as a row, a column or a scalar.
+    const Values row = pattern(p, 4, 1);
+    Values with_row(product.size());
+    for (int64_t i = 0; i < n * p; ++i) with_row[i] = row[i % p] + product[i];
+    CHECK(values(tg::addmm(make(row, {p}, dtype), a, b)) == with_row);
+    CHECK(values(tg::addmm(make(row, {1, p}, dtype), a, b)) == with_row);
+    Values with_column(product.size());
+    for (int64_t i = 0; i < n * p; ++i) with_column[i] = static_cast<double>(i / p) + product[i];
+    CHECK(values(tg::addmm(make({0, 1, 2}, {n, 1}, dtype), a, b)) == with_column);
+    Values with_scalar(product.size());
+    for (size_t i = 0; i < product.size(); ++i) with_scalar[i] = 1 + product[i];
+    CHECK(values(tg::addmm(tg::scalar_tensor(1, dtype), a, b)) == with_scalar);
+  }
+  // beta = 0 ignores self entirely: its NaNs do not reach the result.
+  const Tensor nan_self = make({NAN, NAN, NAN, NAN}, {2, 2});
+  const Tensor eye = make({1, 0, 0, 1}, {2, 2});
+  CHECK(values(tg::addmm(nan_self, eye, eye, 0)) == Values{1, 0, 0, 1});
+  CHECK(values(tg::addmm(nan_self.to(tg::kDouble), eye.to(tg::kDouble), eye.to(tg::kDouble), 0, 2)) ==
+        Values{2, 0, 0, 2});
+  // out shares memory with mat1.
+  Tensor a = make({1, 2, 3, 4}, {2, 2});
+  tg::addmm_out(a, eye, a, eye, 1, 1);
+  CHECK(values(a) == Values{2, 2, 3, 5});
+
+  CHECK(contains(thrown<tg::ValueError>([] { tg::addmm(tg::ones({3}), tg::ones({2, 3}), tg::ones({3, 4})); }),
+                 "[addmm] the expanded size of the tensor (4) must match the existing size (3)"));
+  CHECK(thrown<tg::ValueError>([] { tg::addmm(tg::ones({2, 2}), tg::ones({2, 3}), tg::ones({2, 2})); }) ==
+        "[addmm] mat1 and mat2 shapes cannot be multiplied (2x3 and 2x2)");
+  CHECK(contains(thrown<tg::TypeError>([] {
+                   tg::addmm(tg::ones({2, 2}, tg::kDouble), tg::ones({2, 2}), tg::ones({2, 2}));
+                 }),
+                 "[addmm] expected self and mat1 to have the same dtype"));
+}
