@@ -223,6 +223,13 @@ class Wrapper:
     meta_args: str = ""             # structured: arguments for meta and kernel, outs excluded
     device_check: bool = True
     input_pointers: str = ""        # "&self, &other": the non-out tensors, for the output device
+    written: tuple[str, ...] = ()   # tensors the kernel writes: their version counters are bumped
+
+    @property
+    def bumps_versions(self) -> bool:
+        """Backends bump the version of each tensor they write, so that autograd notices
+        in-place changes of saved tensors; composites leave it to the operators they call."""
+        return self.key in BACKEND_KEYS and bool(self.written)
 
     @property
     def wrapper_name(self) -> str:
@@ -290,9 +297,12 @@ def wrappers_for_key(registry: Registry, key: str, functions=None) -> list[Wrapp
                 out_names=tuple(a.name for a in out_func.out_arguments),
                 meta_args=", ".join(a.name for a in out_func.arguments if not a.is_out),
                 device_check=check,
-                input_pointers=_pointers(a for a in f.func.arguments if not a.is_out)))
+                input_pointers=_pointers(a for a in f.func.arguments if not a.is_out),
+                written=tuple(a.name for a in f.func.arguments if a.type.is_write)))
         elif key in f.dispatch:
-            wrappers.append(Wrapper(op=op, key=key, kind="plain", kernel=f.dispatch[key], device_check=check))
+            wrappers.append(Wrapper(op=op, key=key, kind="plain", kernel=f.dispatch[key], device_check=check,
+                                    written=tuple(a.name for a in f.func.arguments
+                                                  if a.type.is_write and a.type.is_tensor)))
     return wrappers
 
 

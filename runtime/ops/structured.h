@@ -51,6 +51,12 @@ void check_same_device(std::string_view op, std::initializer_list<const Tensor*>
 // The device the operator's outputs go to: that of its first tensor that is not a CPU scalar.
 Device common_device(std::initializer_list<const Tensor*> tensors);
 
+// Counts one in-place write of each tensor (its version counter, shared with its views), so
+// that autograd can tell a saved tensor was modified. The generated backend wrappers call it.
+inline void bump_versions(std::initializer_list<const Tensor*> written) {
+  for (const Tensor* t : written) t->unsafeGetTensorImpl()->bump_version();
+}
+
 // Resizes a tensor to `sizes` (contiguous), reallocating its storage only when it is too small.
 void resize_output(const Tensor& t, IntArrayRef sizes);
 

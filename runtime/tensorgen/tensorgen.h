@@ -1,9 +1,12 @@
 // The one header a tensorgen user includes: #include <tensorgen/tensorgen.h>
 #pragma once
 
+#include "autograd/autograd.h"
+#include "autograd/grad_mode.h"
 #include "core/allocator.h"
 #include "core/device.h"
 #include "core/error.h"
+#include "core/generator.h"
 #include "core/ivalue.h"
 #include "core/scalar.h"
 #include "core/scalar_type.h"

@@ -12,8 +12,6 @@
 
 #include <tensorgen/tensorgen.h>
 
-#include "core/generator.h"
-
 namespace {
 
 using tg::Tensor;
