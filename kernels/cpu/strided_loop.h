@@ -1,7 +1,7 @@
 // StridedLoop: the iteration every CPU kernel shares. N operands walk one iteration shape;
 // operand k's element at index (i_0, ..., i_{d-1}) is at data[k] + sum_d i_d * strides[k][d]
 // (byte strides; 0 along a dim where the operand is broadcast).
-// See Note [Coalescing dims].
+// See Note [Iteration order] and Note [Coalescing dims].
 #pragma once
 
 #include <array>
@@ -24,9 +24,9 @@ namespace tg::cpu {
 // through memory. Kernels that need index order (first-index ties) must not rely on a loop.
 //
 // Note [Coalescing dims]
-// Before iterating, dims of size 1 are dropped and neighbouring dims d, d+1 are merged when
-// every operand has strides[k][d] == strides[k][d+1] * shape[d+1]: the two dims then walk
-// memory as one. A contiguous (or uniformly broadcast) operand set becomes a single row, so
+// Before iterating, dims of size 1 are dropped and dims that are neighbours in iteration
+// order, d outside e, are merged when every operand has strides[k][d] == strides[k][e] *
+// shape[e]: the two dims then walk memory as one. A contiguous (or uniformly broadcast) operand set becomes a single row, so
 // the innermost loop is as long as it can be and the per-row overhead is paid rarely.
 template <size_t N>
 class StridedLoop {
@@ -57,7 +57,7 @@ class StridedLoop {
     }
   }
 
-  // Calls row(ptrs, strides, n) once per innermost row, in row-major order: the row's n
+  // Calls row(ptrs, strides, n) once per innermost row, in iteration order: the row's n
   // elements of operand k are at ptrs[k] + j * strides[k], j < n.
   template <typename Row>
   void run(Row&& row) const {

@@ -74,7 +74,47 @@ class ArrayRef {
 };
 
 using IntArrayRef = ArrayRef<int64_t>;
-using OptionalIntArrayRef = std::optional<IntArrayRef>;
+
+// An ArrayRef that may be absent (`int[1]? dim` in a schema), like c10::OptionalArrayRef.
+// Unlike std::optional<ArrayRef<T>>, it takes a braced list directly, so `t.sum({1})` views
+// the caller's list (alive for the whole call) instead of a temporary made and destroyed
+// inside std::optional's converting constructor.
+template <typename T>
+class OptionalArrayRef {
+ public:
+  constexpr OptionalArrayRef() = default;
+  constexpr OptionalArrayRef(std::nullopt_t) {}                            // NOLINT
+  constexpr OptionalArrayRef(ArrayRef<T> ref) : value_(ref), has_(true) {}  // NOLINT
+  constexpr OptionalArrayRef(const T& one) : value_(one), has_(true) {}     // NOLINT
+  template <typename A>
+  OptionalArrayRef(const std::vector<T, A>& v) : value_(v), has_(true) {}  // NOLINT
+  template <size_t N>
+  constexpr OptionalArrayRef(const std::array<T, N>& a) : value_(a), has_(true) {}  // NOLINT
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+  constexpr OptionalArrayRef(const std::initializer_list<T>& list) : value_(list), has_(true) {}  // NOLINT
+#pragma GCC diagnostic pop
+  OptionalArrayRef(const std::optional<ArrayRef<T>>& o) : value_(o.value_or(ArrayRef<T>())), has_(o.has_value()) {}  // NOLINT
+  template <typename A>
+  OptionalArrayRef(const std::optional<std::vector<T, A>>& o)  // NOLINT
+      : value_(o ? ArrayRef<T>(*o) : ArrayRef<T>()), has_(o.has_value()) {}
+
+  constexpr bool has_value() const noexcept { return has_; }
+  constexpr explicit operator bool() const noexcept { return has_; }
+  const ArrayRef<T>& value() const {
+    TG_CHECK_VALUE(has_, "[OptionalArrayRef] value() of an empty optional");
+    return value_;
+  }
+  constexpr const ArrayRef<T>& operator*() const noexcept { return value_; }
+  constexpr const ArrayRef<T>* operator->() const noexcept { return &value_; }
+  ArrayRef<T> value_or(ArrayRef<T> fallback) const { return has_ ? value_ : fallback; }
+
+ private:
+  ArrayRef<T> value_;
+  bool has_ = false;
+};
+
+using OptionalIntArrayRef = OptionalArrayRef<int64_t>;
 
 template <typename T>
 std::ostream& operator<<(std::ostream& out, ArrayRef<T> list) {

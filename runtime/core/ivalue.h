@@ -56,6 +56,9 @@ class IValue {
   IValue(MemoryFormat f) : IValue(static_cast<int64_t>(f)) {}  // NOLINT
   IValue(std::vector<int64_t> v);                            // NOLINT
   IValue(IntArrayRef v) : IValue(v.vec()) {}                 // NOLINT
+  IValue(OptionalIntArrayRef v) : IValue() {                 // NOLINT
+    if (v) *this = IValue(*v);
+  }
   IValue(std::vector<double> v);                             // NOLINT
   IValue(ArrayRef<double> v) : IValue(v.vec()) {}            // NOLINT
   IValue(std::vector<bool> v);                               // NOLINT

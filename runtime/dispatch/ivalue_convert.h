@@ -94,6 +94,15 @@ struct IValueConvert<std::vector<std::optional<Tensor>>> {
   }
 };
 
+template <>
+struct IValueConvert<OptionalIntArrayRef> {
+  static IValue from(OptionalIntArrayRef v) { return v ? IValue(*v) : IValue(); }
+  static OptionalIntArrayRef to(const IValue& v) {
+    if (v.isNone()) return std::nullopt;
+    return v.toIntList();
+  }
+};
+
 // T? for every T above: None <-> nullopt.
 template <typename T>
 struct IValueConvert<std::optional<T>> {

@@ -324,7 +324,11 @@ TEST_CASE("ops_views: contiguity and contiguous()") {
 
 TEST_CASE("ops_views: writes through a strided view reach the base") {
   Tensor base = iota({3, 4});
-  base.select(1, 2).fill_(-1);
+  const uint32_t version = base._version();
+  Tensor column = base.select(1, 2);
+  column.fill_(-1);
+  CHECK(base._version() > version);  // an in-place write through a view bumps the shared counter
+  CHECK(column._version() == base._version());
   CHECK(elements(base) == Values{0, 1, -1, 3, 4, 5, -1, 7, 8, 9, -1, 11});
   base.slice(0, 0, 2).slice(1, 0, 2).zero_();
   CHECK(elements(base.view({-1}).slice(0, 0, 6)) == Values{0, 0, -1, 3, 0, 0});
