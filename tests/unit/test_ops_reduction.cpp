@@ -182,3 +182,13 @@ TEST_CASE("ops_reduction: argmax") {
   CHECK(contains(thrown<tg::IndexError>([] { tg::argmax(tg::empty({0})); }), "numel() == 0"));
   CHECK(contains(thrown<tg::IndexError>([] { tg::argmax(tg::empty({3, 0}), 1); }), "[argmax] expected reduction dim 1"));
 }
+
+TEST_CASE("ops_reduction: a braced dim list is read for the whole call") {
+  // t.sum({1}) once read a temporary destroyed inside std::optional's constructor.
+  Tensor a = tg::arange(6, tg::kFloat).view({2, 3});
+  Tensor s = a.sum({1});
+  CHECK(s.sizes() == tg::IntArrayRef({2}));
+  CHECK(s.select(0, 0).item<float>() == 3.f);
+  CHECK(s.select(0, 1).item<float>() == 12.f);
+  CHECK(tg::mean(a, {0}).select(0, 2).item<float>() == 3.5f);
+}
