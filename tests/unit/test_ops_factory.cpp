@@ -12,44 +12,20 @@
 
 #include <tensorgen/tensorgen.h>
 
+#include "ops_test_helpers.h"
+
 namespace {
 
 using tg::Tensor;
 using tg::TensorOptions;
 
-std::vector<double> elements(const Tensor& t) {
-  std::vector<double> out;
-  std::vector<int64_t> index(static_cast<size_t>(t.dim()), 0);
-  const char* base = static_cast<const char*>(t.data_ptr());
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    int64_t offset = 0;
-    for (int64_t d = 0; d < t.dim(); ++d) offset += index[static_cast<size_t>(d)] * t.stride(d);
-    out.push_back(tg::load_scalar(base + offset * t.element_size(), t.scalar_type()).toDouble());
-    for (int64_t d = t.dim() - 1; d >= 0; --d) {
-      if (++index[static_cast<size_t>(d)] < t.size(d)) break;
-      index[static_cast<size_t>(d)] = 0;
-    }
-  }
-  return out;
-}
-
+// Every element as double, through the strides (ops_test::values).
+std::vector<double> elements(const Tensor& t) { return ops_test::values(t); }
 std::vector<int64_t> vec(tg::IntArrayRef list) { return list.vec(); }
-using Ints = std::vector<int64_t>;
-using Values = std::vector<double>;
-
-template <typename E, typename F>
-std::string thrown(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.message();
-  } catch (const std::exception& e) {
-    return std::string("<unexpected exception> ") + e.what();
-  }
-  return "<no exception>";
-}
-
-bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+using ops_test::contains;
+using ops_test::Ints;
+using ops_test::thrown;
+using ops_test::Values;
 
 bool all_equal(const Tensor& t, double value) {
   for (double v : elements(t)) {
