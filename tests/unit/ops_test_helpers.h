@@ -27,6 +27,8 @@ struct StringMaker<std::vector<T>> {
 };
 }  // namespace doctest
 
+#include "test_helpers.h"
+
 namespace ops_test {
 
 using Ints = std::vector<int64_t>;
@@ -63,19 +65,8 @@ inline tg::Tensor make(const Values& v, const Ints& sizes, tg::ScalarType dtype 
 // A tensor equal to the 2-d `t` but laid out column-major (not contiguous).
 inline tg::Tensor column_major(const tg::Tensor& t) { return t.transpose(0, 1).contiguous().transpose(0, 1); }
 
-// The message of the E that f() throws, or a text saying what happened instead.
-template <typename E, typename F>
-std::string thrown(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.message();
-  } catch (const std::exception& e) {
-    return std::string("<unexpected exception> ") + e.what();
-  }
-  return "<no exception>";
-}
+using test_helpers::thrown;
 
-inline bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+using test_helpers::contains;
 
 }  // namespace ops_test

@@ -14,9 +14,17 @@
 
 #include <tensorgen/tensorgen.h>
 
+#include "test_helpers.h"
+
 #include "dispatch/schema_values.h"
 
 namespace {
+
+using test_helpers::contains;
+using test_helpers::dispatcher;
+using test_helpers::filled;
+using test_helpers::thrown;
+using test_helpers::value;
 
 using tg::Device;
 using tg::DispatchKey;
@@ -34,28 +42,9 @@ using tg::Stack;
 using tg::Tensor;
 using tg::TensorList;
 
-tg::Dispatcher& dispatcher() { return tg::Dispatcher::singleton(); }
 
-Tensor filled(float v) {
-  Tensor t = tg::make_empty_tensor({1}, tg::kFloat, tg::Device(tg::kCPU));
-  t.data_ptr<float>()[0] = v;
-  return t;
-}
-float value(const Tensor& t) { return t.data_ptr<float>()[0]; }
 
-bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
-template <typename E, typename F>
-std::string thrown(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.message();
-  } catch (const std::exception& e) {
-    return std::string("<unexpected exception> ") + e.what();
-  }
-  return "<no exception>";
-}
 
 std::vector<int64_t> ints(IntArrayRef list) { return list.vec(); }
 

@@ -17,7 +17,15 @@
 
 #include <tensorgen/tensorgen.h>
 
+#include "test_helpers.h"
+
 namespace {
+
+using test_helpers::contains;
+using test_helpers::dispatcher;
+using test_helpers::filled;
+using test_helpers::thrown;
+using test_helpers::value;
 
 using tg::DispatchKey;
 using tg::DispatchKeySet;
@@ -27,15 +35,7 @@ using tg::OperatorHandle;
 using tg::Stack;
 using tg::Tensor;
 
-tg::Dispatcher& dispatcher() { return tg::Dispatcher::singleton(); }
 
-// A one-element float tensor holding `v`.
-Tensor filled(float v) {
-  Tensor t = tg::make_empty_tensor({1}, tg::kFloat, tg::Device(tg::kCPU));
-  t.data_ptr<float>()[0] = v;
-  return t;
-}
-float value(const Tensor& t) { return t.data_ptr<float>()[0]; }
 
 // A CPU tensor whose key set has `added` and lacks `removed`.
 Tensor with_keys(DispatchKeySet added, DispatchKeySet removed = {}) {
@@ -53,20 +53,7 @@ std::string printed(DispatchKeySet ks) {
   return out.str();
 }
 
-bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
-// The message of the E that f throws; a marker string when it throws nothing or something else.
-template <typename E, typename F>
-std::string thrown(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.message();
-  } catch (const std::exception& e) {
-    return std::string("<unexpected exception> ") + e.what();
-  }
-  return "<no exception>";
-}
 
 // What the recording kernels below saw, in call order: "<kernel> <key set it received>".
 std::vector<std::string>& trace() {
