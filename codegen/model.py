@@ -364,8 +364,10 @@ class ConformanceHints:
     reference: Optional[str]     # scalar C++ expression over the argument names
     samples: tuple[Sample, ...]
     domain: FrozenDict           # argument name -> Domain
-    dtypes: Optional[tuple[str, ...]]  # None: the harness's default set
+    dtypes: Optional[tuple[str, ...]]  # None: every dtype the kernels' dispatch accepts
+    input_dtypes: FrozenDict     # argument name -> dtype it keeps whatever dtype is tested
     tolerance: FrozenDict        # dtype -> Tolerance
+    compare: str                 # "values", or "metadata" for uninitialized results
     skip: FrozenDict             # check name -> reason
     loc: Location = field(compare=False, repr=False)
 

@@ -2,8 +2,10 @@
 
 Keys: `reference` (a scalar C++ expression over the argument names), `samples` (a list of
 {argument: shape or value}), `domain` ({argument: positive | nonzero | unit | [lo, hi]}),
-`dtypes` (the dtypes the operator supports), `tolerance` ({dtype: {atol, rtol}}) and `skip`
-({check: reason}). Every argument name, dtype and check name is checked, with suggestions.
+`dtypes` (the dtypes the numeric checks run in; what the operator supports comes from its
+kernels' dtype dispatch), `input_dtypes` ({argument: dtype} for tensors whose dtype is fixed,
+such as a bool condition or int64 indices), `tolerance` ({dtype: {atol, rtol}}), `compare`
+(`values`, or `metadata` when results are uninitialized memory) and `skip` ({check: reason}). Every argument name, dtype and check name is checked, with suggestions.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from codegen.model import (CONFORMANCE_CHECKS, DOMAIN_KINDS, DTYPES, Argument, C
 from codegen.yaml_values import (Node, expect_list, expect_mapping, expect_number,
                                  expect_string, freeze, item_loc, name_list)
 
-CONFORMANCE_KEYS = ("reference", "samples", "domain", "dtypes", "tolerance", "skip")
+CONFORMANCE_KEYS = ("reference", "samples", "domain", "dtypes", "input_dtypes", "tolerance", "compare",
+                    "skip")
+COMPARE_MODES = ("values", "metadata")
 TOLERANCE_KEYS = ("atol", "rtol")
 
 
@@ -25,13 +29,16 @@ def parse_conformance(value: Any, loc: Location, path: str, func: FunctionSchema
     name = func.full_name
     node = Node(expect_mapping(value, loc, f"'conformance' of '{name}'"), path)
     fields: dict[str, Any] = {"reference": None, "samples": (), "domain": FrozenDict(),
-                              "dtypes": None, "tolerance": FrozenDict(), "skip": FrozenDict()}
+                              "dtypes": None, "input_dtypes": FrozenDict(), "tolerance": FrozenDict(),
+                              "compare": "values", "skip": FrozenDict()}
     readers: dict[str, Callable[[Any, Location], Any]] = {
         "reference": lambda v, at: expect_string(v, at, f"conformance 'reference' of '{name}'"),
         "samples": lambda v, at: _parse_samples(v, at, path, func, errors),
         "domain": lambda v, at: _parse_domain(v, at, path, func, errors),
         "dtypes": lambda v, at: _parse_dtypes(v, at, path, name),
+        "input_dtypes": lambda v, at: _parse_input_dtypes(v, at, path, func, errors),
         "tolerance": lambda v, at: _parse_tolerances(v, at, path, name, errors),
+        "compare": lambda v, at: _parse_compare(v, at, name),
         "skip": lambda v, at: _parse_skips(v, at, path, name, errors),
     }
     for key, reader in readers.items():
@@ -203,3 +210,28 @@ def _parse_skips(value: Any, loc: Location, path: str, op_name: str,
             skips[check] = expect_string(reason, key_loc, f"the reason for skipping '{check}' "
                                                           f"in '{op_name}'")
     return FrozenDict(skips)
+
+
+def _parse_input_dtypes(value: Any, loc: Location, path: str, func: FunctionSchema,
+                        errors: ErrorCollector) -> FrozenDict:
+    mapping = expect_mapping(value, loc, f"conformance 'input_dtypes' of '{func.full_name}'")
+    pinned: dict[str, str] = {}
+    for key, dtype in mapping.items():
+        key_loc = Location(path, mapping.line_of(key))
+        with errors.collecting():
+            argument = _argument_named(key, key_loc, func, "conformance input_dtypes")
+            if not argument.type.is_tensor_like:
+                raise SchemaError(key_loc, f"conformance input_dtypes names '{key}' of "
+                                           f"'{func.full_name}', which is a {argument.type}, "
+                                           "not a tensor")
+            pinned[argument.name] = _dtype(str(dtype), key_loc, func.full_name)
+    return FrozenDict(pinned)
+
+
+def _parse_compare(value: Any, loc: Location, op_name: str) -> str:
+    mode = expect_string(value, loc, f"conformance 'compare' of '{op_name}'")
+    if mode not in COMPARE_MODES:
+        raise SchemaError(loc, f"conformance 'compare' of '{op_name}' must be "
+                               f"{' or '.join(COMPARE_MODES)}, found '{mode}'"
+                               + suggestion(mode, COMPARE_MODES))
+    return mode

@@ -13,7 +13,7 @@ A template sees: `registry` (the Registry), `functions` (all operators, or the s
 `operators` (cpp_api.Operator for every overload), `shard_operators` (the shard's),
 `kernels` (every hand-written function to declare), `autograd_kernels` and
 `backward_nodes` (codegen.autograd; `shard_autograd_kernels` and `shard_backward_nodes` for
-the shard), `template_name`, `shard_index` and
+the shard), `shard_plans` (codegen.conformance, the shard's), `template_name`, `shard_index` and
 `shard_count` (0 and 1 when not sharded).
 """
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codegen import autograd, cpp_api, cpp_types
+from codegen import autograd, conformance, cpp_api, cpp_types
 from codegen.registry import Registry
 from codegen.writer import make_environment, shard, with_banner, write_if_changed
 
@@ -35,6 +35,7 @@ SHARDED_TEMPLATES: dict[str, int] = {
     "RegisterCompositeImplicitAutograd.cpp.j2": 2,
     "VariableType.cpp.j2": 4,
     "AutogradFunctions.cpp.j2": 4,
+    "ConformanceTests.cpp.j2": 4,
 }
 
 TEMPLATE_SUFFIX = ".j2"
@@ -71,6 +72,7 @@ def render_all(model: Registry, templates_dir: Path | str, out_dir: Path | str) 
     kernels = cpp_api.kernel_declarations(model)
     autograd_kernels = autograd.autograd_kernels(model)
     backward_nodes = autograd.backward_nodes(autograd_kernels)
+    conformance_plans = conformance.plans(model, {k.op.f.full_name for k in autograd_kernels})
     outputs: list[Path] = []
     for template_name in templates:
         template = environment.get_template(template_name)
@@ -86,6 +88,7 @@ def render_all(model: Registry, templates_dir: Path | str, out_dir: Path | str) 
                 autograd_kernels=autograd_kernels, backward_nodes=backward_nodes,
                 shard_autograd_kernels=shard_autograd_kernels,
                 shard_backward_nodes=[n for n in backward_nodes if n.op_name in in_shard],
+                shard_plans=[p for p in conformance_plans if p.name in in_shard],
                 shard_index=index, shard_count=len(names))
             path = out_dir / name
             write_if_changed(path, with_banner(template_name, text))

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -56,8 +57,16 @@ struct TypeTag {
 };
 
 namespace detail {
-[[noreturn]] [[gnu::cold]] [[gnu::noinline]] inline void dtype_not_implemented(std::string_view op, ScalarType dtype) {
-  TG_THROW(NotImplementedError, "[", op, "] not implemented for '", dtype, "'");
+// The message ends with the dispatch's own set, "; supported: float64, float32", which the
+// conformance tests read as the kernel's claim (tests/conformance/checks_dtypes.cpp).
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] inline void dtype_not_implemented(std::string_view op, ScalarType dtype,
+                                                                               DtypeSet supported) {
+  std::string names;
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    const auto t = static_cast<ScalarType>(i);
+    if (supported.contains(t)) names += (names.empty() ? "" : ", ") + std::string(to_string(t));
+  }
+  TG_THROW(NotImplementedError, "[", op, "] not implemented for '", dtype, "'; supported: ", names);
 }
 }  // namespace detail
 
@@ -74,7 +83,7 @@ decltype(auto) dispatch_dtype(ScalarType dtype, std::string_view op, Body&& body
     case ScalarType::Undefined:
       break;
   }
-  detail::dtype_not_implemented(op, dtype);
+  detail::dtype_not_implemented(op, dtype, Supported);
 }
 
 }  // namespace tg

@@ -4,6 +4,7 @@
 #include "autograd/autograd.h"
 #include "autograd/grad_mode.h"
 #include "core/allocator.h"
+#include "core/cuda_availability.h"
 #include "core/device.h"
 #include "core/error.h"
 #include "core/generator.h"

@@ -97,7 +97,7 @@ TEST_CASE("ops_copy_fill_random: arange") {
   CHECK(values(tg::arange(0, 5, 2, tg::kHalf)) == Values{0, 2, 4});
   CHECK(thrown<tg::ValueError>([] { tg::arange(0, 1, tg::Scalar(0)); }) == "[arange] step must be nonzero");
   CHECK(contains(thrown<tg::ValueError>([] { tg::arange(0, -1, 1); }), "inconsistent with step sign"));
-  CHECK(thrown<tg::NotImplementedError>([] { tg::arange(3, tg::kBool); }) == "[arange] not implemented for 'bool'");
+  CHECK(contains(thrown<tg::NotImplementedError>([] { tg::arange(3, tg::kBool); }), "[arange] not implemented for 'bool'; supported: "));
 
   Tensor out = tg::empty({0}, tg::kDouble);
   tg::arange_out(out, 1, 2, 0.25);
@@ -142,7 +142,7 @@ TEST_CASE("ops_copy_fill_random: seeded uniform and normal fills") {
   CHECK(contains(thrown<tg::ValueError>([] { tg::empty({2}).uniform_(3, 2); }), "from=3 > to=2"));
   CHECK(contains(thrown<tg::ValueError>([] { tg::empty({2}).normal_(0, -1); }), "std >= 0.0"));
   CHECK(thrown<tg::NotImplementedError>([] { tg::empty({2}, tg::kLong).uniform_(); }) ==
-        "[uniform_] not implemented for 'int64'");
+        "[uniform_] not implemented for 'int64'; supported: float16, float32, float64, bfloat16");
 }
 
 TEST_CASE("ops_copy_fill_random: Generator") {

@@ -160,7 +160,7 @@ TEST_CASE("ops_pointwise: arithmetic on every dtype") {
     if (is_bool) {
       CHECK(contains(thrown<tg::TypeError>([&] { b - a; }), "[sub] subtraction, the `-` operator, with two bool"));
       CHECK(contains(thrown<tg::TypeError>([&] { -a; }), "[neg] negation, the `-` operator, on a bool tensor"));
-      CHECK(thrown<tg::NotImplementedError>([&] { tg::pow(a, b); }) == "[pow] not implemented for 'bool'");
+      CHECK(contains(thrown<tg::NotImplementedError>([&] { tg::pow(a, b); }), "[pow] not implemented for 'bool'; supported: "));
       continue;
     }
     CHECK(values(b - a) == Values{3, 3, 3});
@@ -210,8 +210,8 @@ TEST_CASE("ops_pointwise: unary ops on every dtype") {
     }
     CHECK(values(tg::abs(x)) == xs);
     if (is_bool) {
-      CHECK(thrown<tg::NotImplementedError>([&] { tg::relu(x); }) == "[relu] not implemented for 'bool'");
-      CHECK(thrown<tg::NotImplementedError>([&] { tg::clamp(x, true); }) == "[clamp] not implemented for 'bool'");
+      CHECK(contains(thrown<tg::NotImplementedError>([&] { tg::relu(x); }), "[relu] not implemented for 'bool'; supported: "));
+      CHECK(contains(thrown<tg::NotImplementedError>([&] { tg::clamp(x, true); }), "[clamp] not implemented for 'bool'; supported: "));
       CHECK(tg::clamp(x, 0).scalar_type() == tg::kLong);  // an int bound promotes bool to int64
       continue;
     }

@@ -174,7 +174,7 @@ TEST_CASE("ops_reduction: argmax") {
     CAPTURE(dtype);
     const Tensor t = make({1, 3, 2, 3}, {4}, dtype);
     if (dtype == tg::kBool) {
-      CHECK(thrown<tg::NotImplementedError>([&] { tg::argmax(t); }) == "[argmax] not implemented for 'bool'");
+      CHECK(contains(thrown<tg::NotImplementedError>([&] { tg::argmax(t); }), "[argmax] not implemented for 'bool'; supported: "));
     } else {
       CHECK(values(tg::argmax(t)) == Values{1});
     }
