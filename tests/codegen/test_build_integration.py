@@ -45,7 +45,8 @@ class MesonListsTest(unittest.TestCase):
     def test_outputs_match_the_templates_and_shard_counts(self):
         declared = sorted(meson_list("generated_headers_list") + meson_list("generated_sources_list")
                           + meson_list("generated_autograd_sources_list")
-                          + meson_list("generated_cuda_sources_list"))
+                          + meson_list("generated_cuda_sources_list")
+                          + meson_list("generated_conformance_sources_list"))
         templates = render.discover_templates(REPO / "templates")
         expected = sorted(name for t in templates for name in render.output_names(t))
         self.assertEqual(declared, expected)
