@@ -110,7 +110,8 @@ _SCALAR_CHECKS["ScalarType"] = lambda v: v in DTYPES
 def _sample_input(argument: Argument, value: Any, loc: Location, op_name: str) -> SampleInput:
     type_ = argument.type
     what = f"sample value for '{argument.name}' ({type_}) of '{op_name}'"
-    if value is None:
+    if value is None or (value == "None" and type_.base != "str"):  # YAML reads None as a string
+        value = None
         if not (type_.optional or argument.default == "None"):
             raise SchemaError(loc, f"{what} cannot be None; the argument is not optional")
         return SampleInput(argument.name, "value", value=None)

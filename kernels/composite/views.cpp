@@ -205,6 +205,19 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std:
   return make_view(self, sizes, strides, self.storage_offset() + first * self.strides()[dim]);
 }
 
+Tensor select_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {
+  Tensor grad_input = zeros(input_sizes, grad_output.options());
+  grad_input.select(dim, index).copy_(grad_output);
+  return grad_input;
+}
+
+Tensor slice_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, std::optional<int64_t> start,
+                      std::optional<int64_t> end, int64_t step) {
+  Tensor grad_input = zeros(input_sizes, grad_output.options());
+  grad_input.slice(dim, start, end, step).copy_(grad_output);
+  return grad_input;
+}
+
 Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   if (self.dim() == 0) zero_dim_error("narrow");
   dim = maybe_wrap_dim(dim, self.dim(), "narrow");

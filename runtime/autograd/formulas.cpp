@@ -44,19 +44,6 @@ Tensor permute_backwards(const Tensor& grad, IntArrayRef dims) {
   return grad.permute(inverse);
 }
 
-Tensor select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t index) {
-  Tensor grad_input = tg::zeros(input_sizes, grad.options());
-  grad_input.select(dim, index).copy_(grad);
-  return grad_input;
-}
-
-Tensor slice_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, std::optional<int64_t> start,
-                      std::optional<int64_t> end, int64_t step) {
-  Tensor grad_input = tg::zeros(input_sizes, grad.options());
-  grad_input.slice(dim, start, end, step).copy_(grad);
-  return grad_input;
-}
-
 Tensor abs_backward(const Tensor& grad, const Tensor& self) {
   // d|x|/dx = sign(x), and 0 at 0 as in PyTorch.
   Tensor zero = tg::zeros_like(grad);

@@ -22,9 +22,6 @@ void materialize_undefined_grads(const Node& node, variable_list& grads);
 Tensor maybe_multiply(const Tensor& t, const Scalar& s);
 Tensor to_copy_backward(const Tensor& grad, ScalarType self_dtype, Device self_device);
 Tensor permute_backwards(const Tensor& grad, IntArrayRef dims);
-Tensor select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t index);
-Tensor slice_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, std::optional<int64_t> start,
-                      std::optional<int64_t> end, int64_t step);
 Tensor abs_backward(const Tensor& grad, const Tensor& self);
 Tensor threshold_backward(const Tensor& grad, const Tensor& result, const Scalar& threshold);
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
