@@ -174,6 +174,19 @@ class ConformanceTest(SchemaTestCase):
             (3, "unknown dtype 'flaot64' in conformance of 'pow.Tensor_Scalar'; "
                 "did you mean 'float64'?"))
 
+    def test_input_dtypes_and_compare(self):
+        self.assertErrors(pow_entry("""
+              conformance:
+                input_dtypes: {self: bool, exponent: int64, selff: float32}
+                compare: valuez
+            """),
+            (3, "conformance input_dtypes names 'exponent' of 'pow.Tensor_Scalar', which is a Scalar, "
+                "not a tensor"),
+            (3, "conformance input_dtypes names unknown argument 'selff' of 'pow.Tensor_Scalar'; "
+                "did you mean 'self'?"),
+            (4, "conformance 'compare' of 'pow.Tensor_Scalar' must be values or metadata, found "
+                "'valuez'; did you mean 'values'?"))
+
     def test_unknown_dtype_in_tolerance_and_tolerance_keys(self):
         self.assertErrors(pow_entry("""
               conformance:
