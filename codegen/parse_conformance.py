@@ -108,6 +108,8 @@ def _sample_input(argument: Argument, value: Any, loc: Location, op_name: str) -
             raise SchemaError(loc, f"{what} cannot be None; the argument is not optional")
         return SampleInput(argument.name, "value", value=None)
     if type_.is_tensor:
+        if isinstance(value, dict):
+            return _tensor_spec(argument, value, loc, op_name)
         if not _is_shape(value):
             raise SchemaError(loc, f"{what} must be a shape such as [3, 4], "
                                    f"found {describe_yaml_value(value)}")
@@ -122,6 +124,30 @@ def _sample_input(argument: Argument, value: Any, loc: Location, op_name: str) -
     if (isinstance(value, (list, dict)) and not type_.is_list) or not all(map(check, items)):
         raise SchemaError(loc, f"{what} does not fit the type, found {describe_yaml_value(value)}")
     return SampleInput(argument.name, "value", value=freeze(value))
+
+
+TENSOR_SPEC_KEYS = ("shape", "dtype", "domain")
+
+
+def _tensor_spec(argument: Argument, value: dict, loc: Location, op_name: str) -> SampleInput:
+    """`{shape: [3], dtype: int64, domain: [0, 4]}`: a tensor with its own dtype and values."""
+    what = f"sample tensor '{argument.name}' of '{op_name}'"
+    unknown = [key for key in value if key not in TENSOR_SPEC_KEYS]
+    if unknown:
+        raise SchemaError(loc, f"unknown key '{unknown[0]}' in {what}"
+                               + suggestion(str(unknown[0]), TENSOR_SPEC_KEYS))
+    shape = value.get("shape")
+    if not _is_shape(shape):
+        raise SchemaError(loc, f"{what} needs a shape such as [3, 4], "
+                               f"found {describe_yaml_value(shape)}")
+    dtype = _dtype(str(value["dtype"]), loc, op_name) if "dtype" in value else None
+    domain = _domain(value["domain"], loc, argument.name, op_name) if "domain" in value else None
+    if domain is not None and domain.kind == "interval" and dtype not in (None, "float64", "float32",
+                                                                          "float16", "bfloat16"):
+        if domain.low != int(domain.low) or domain.high != int(domain.high):
+            raise SchemaError(loc, f"the domain of {what} holds integers ({dtype}): give integer "
+                                   f"bounds, found [{domain.low}, {domain.high}]")
+    return SampleInput(argument.name, "tensor", shape=freeze(shape), dtype=dtype, domain=domain)
 
 
 def _parse_domain(value: Any, loc: Location, path: str, func: FunctionSchema,

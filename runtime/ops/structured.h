@@ -56,6 +56,10 @@ Device common_device(std::initializer_list<const Tensor*> tensors);
 inline void bump_versions(std::initializer_list<const Tensor*> written) {
   for (const Tensor* t : written) t->unsafeGetTensorImpl()->bump_version();
 }
+// The same for every element of a written Tensor(a!)[] argument.
+inline void bump_versions(TensorList written) {
+  for (const Tensor& t : written) t.unsafeGetTensorImpl()->bump_version();
+}
 
 // Resizes a tensor to `sizes` (contiguous), reallocating its storage only when it is too small.
 void resize_output(const Tensor& t, IntArrayRef sizes);
