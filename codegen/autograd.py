@@ -12,7 +12,14 @@ through their parts), this module decides what its Autograd-key kernel does:
     from after it);
   - an operator without formulas records a node that raises "not implemented" in backward.
 Formulas are C++ expressions over the argument names, `grad` (or `grads[i]`, `grad_<return>`),
-`result` (or `resultN`, a return's name) and `grad_input_mask`.
+`result` (or `resultN`, a return's name) and `grad_input_mask` (as in PyTorch, one bool per
+input the formula computes, in the order of its key: whether that gradient is needed).
+
+A `Tensor[]` input has one next edge per element, so the node's slots are known only at run
+time: the node saves each list's length, apply() lays the inputs' slots out in order (an
+IndexRange per input), and the list's formula returns one gradient per element (a
+std::vector<Tensor>, as PyTorch's cat_tensors_backward does). A formula reads a list through
+`to_args_sizes(list)` or `to_args_scalartypes(list)`, which save only those.
 """
 
 from __future__ import annotations
@@ -47,6 +54,12 @@ OWNED_TYPES = {
     "ArrayRef<double>": "std::vector<double>",
 }
 
+# Functions of a whole Tensor[] a formula may read: they save what they return, not the list.
+LIST_ATTRIBUTES = {
+    "to_args_sizes": "std::vector<std::vector<int64_t>>",
+    "to_args_scalartypes": "std::vector<ScalarType>",
+}
+
 IDENTIFIER = re.compile(r"(?<![\w.:>])([A-Za-z_]\w*)\b(?!\s*::)")
 
 
@@ -70,6 +83,21 @@ class Formula:
     slots: tuple[int, ...]   # the input slots (next edges) it computes
     expression: str          # C++, names already rewritten
     not_implemented: Optional[str] = None  # reason, for not_implemented("...")
+    inputs: tuple[str, ...] = ()  # the differentiable inputs it computes, in slot order
+    uses_grad_input_mask: bool = False
+
+
+@dataclass(frozen=True)
+class NodeInput:
+    """A differentiable input of a node: one slot, or one per element of a Tensor[]."""
+
+    name: str
+    is_list: bool
+
+    @property
+    def size_member(self) -> str:
+        """The node member holding the list's length (lists only)."""
+        return f"{self.name}_size_"
 
 
 @dataclass(frozen=True)
@@ -80,7 +108,12 @@ class BackwardNode:
     formulas: tuple[Formula, ...]
     num_inputs: int                   # differentiable inputs (next edges)
     num_outputs: int
-    uses_grad_input_mask: bool
+    inputs: tuple[NodeInput, ...] = ()
+
+    @property
+    def has_list_inputs(self) -> bool:
+        """Whether some input is a Tensor[]: then slots are laid out at run time."""
+        return any(i.is_list for i in self.inputs)
 
     @property
     def saved_variables(self) -> tuple[Saved, ...]:
@@ -170,8 +203,15 @@ class _NodeBuilder:
 
     def save_tensor(self, name: str) -> str:
         member = f"{name}_"
+        argument = self.arguments[name]
+        if argument.type.is_tensor_list:
+            raise SchemaError(self.source.loc_of("derivatives"),
+                              f"'{self.source.full_name}': a formula reads the Tensor[] '{name}' "
+                              f"whole; read {' or '.join(f'{fn}({name})' for fn in LIST_ATTRIBUTES)}")
         if self.inplace and name == "self":
             init = "SavedVariable(self.clone(), false)"  # the value before the operation
+        elif argument.type.optional:
+            init = f"SavedVariable({name}.value_or(Tensor()), false)"  # unpacks as undefined
         else:
             init = f"SavedVariable({name}, false)"
         self.saved.setdefault(member, Saved(member, "SavedVariable", init, after=False, unpack_as=name))
@@ -207,6 +247,19 @@ class _NodeBuilder:
 
         attrs = "|".join(TENSOR_ATTRIBUTES)
         formula = re.sub(rf"\b([A-Za-z_]\w*)\.({attrs})\(\)", attribute, formula)
+
+        def list_attribute(match: re.Match) -> str:
+            function, name = match.group(1), match.group(2)
+            argument = self.arguments.get(name)
+            if argument is None or not argument.type.is_tensor_list:
+                return match.group(0)
+            member = f"{name}_{function}_"
+            self.saved.setdefault(member, Saved(member, LIST_ATTRIBUTES[function], f"{function}({name})",
+                                                after=False))
+            return member
+
+        functions = "|".join(LIST_ATTRIBUTES)
+        formula = re.sub(rf"\b({functions})\(\s*([A-Za-z_]\w*)\s*\)", list_attribute, formula)
 
         def identifier(match: re.Match) -> str:
             name = match.group(1)
@@ -278,27 +331,39 @@ def autograd_kernels(registry: Registry) -> list[AutogradKernel]:
                                           f"derivatives of '{source.full_name}' say nothing about input "
                                           f"'{name}': give a formula, non_differentiable or not_implemented"))
             elif d.kind != DerivativeKind.non_differentiable:
-                if source.func.argument(name).type.is_list:
-                    errors.append(SchemaError(d.loc, f"'{source.full_name}': derivatives of Tensor[] inputs "
-                                                     "are not supported yet"))
+                if source.func.argument(name).type.is_list and len(d.names) > 1:
+                    errors.append(SchemaError(d.loc, f"'{source.full_name}': the Tensor[] input '{name}' "
+                                                     "needs a formula of its own, returning one gradient "
+                                                     "per element"))
                 diff_inputs.append(name)
         output_differentiable = derivatives.output_differentiability or (True,) * n_returns
         if not diff_inputs:
             kernels.append(AutogradKernel(op, "passthrough", (), None, inplace, False, output_differentiable))
             continue
         builder = _NodeBuilder(f, source, inplace, tuple(output_differentiable))
+        node_inputs = tuple(NodeInput(n, source.func.argument(n).type.is_list) for n in diff_inputs)
+        for i in node_inputs:
+            if i.is_list:
+                builder.saved.setdefault(i.size_member, Saved(i.size_member, "size_t", f"{i.name}.size()",
+                                                              after=False))
         formulas = []
         for d in derivatives.backward:
-            slots = tuple(diff_inputs.index(n) for n in d.names if n in diff_inputs)
+            targets = tuple(n for n in d.names if n in diff_inputs)
+            slots = tuple(diff_inputs.index(n) for n in targets)
             if not slots:
                 continue
-            if d.kind == DerivativeKind.not_implemented:
-                formulas.append(Formula(slots, "", d.reason or "not implemented"))
-            else:
-                formulas.append(Formula(slots, builder.rewrite(d.formula)))
+            try:
+                if d.kind == DerivativeKind.not_implemented:
+                    formulas.append(Formula(slots, "", d.reason or "not implemented", targets))
+                else:
+                    builder.uses_grad_input_mask = False
+                    expression = builder.rewrite(d.formula)
+                    formulas.append(Formula(slots, expression, None, targets, builder.uses_grad_input_mask))
+            except SchemaError as error:
+                errors.append(error)
         node_name = names.get(source.full_name) or f"{_camel(f.func.root_name)}Backward"
         node = BackwardNode(node_name, source.full_name, tuple(builder.saved.values()), tuple(formulas),
-                            len(diff_inputs), n_returns, builder.uses_grad_input_mask)
+                            len(diff_inputs), n_returns, node_inputs)
         kernels.append(AutogradKernel(op, "record", tuple(diff_inputs), node, inplace, _is_view(f),
                                       tuple(output_differentiable)))
     if errors:

@@ -83,11 +83,13 @@ class OpPlan:
     functional: Optional[tuple[str, str]]
     out_count: int
     reference: Optional[str]
-    reference_locals: tuple[tuple[int, str], ...]  # (argument index, name) the reference reads
+    reference_locals: tuple[tuple[int, str], ...]  # (argument index, name): numbers it reads
+    reference_strings: tuple[tuple[int, str], ...]  # the same for `str` arguments
     tolerances: tuple[tuple[str, float, float], ...]
     dtypes: tuple[str, ...]
     values_uninitialized: bool
     checks: tuple[CheckPlan, ...]
+    output_mask: tuple[bool, ...] = ()  # which returns are differentiable; empty: all
 
     @property
     def name(self) -> str:
@@ -204,6 +206,12 @@ def _shape(shape) -> str:
     return "shape({" + ", ".join(str(s) for s in shape) + "})"
 
 
+def _tensor_spec(shape, dtype: Optional[str], domain) -> str:
+    """A sample tensor with its own dtype and domain (`{shape: [6], dtype: int64, domain: [0, 5]}`)."""
+    dtype_text = DTYPE_ENUMS[dtype] if dtype else "std::nullopt"
+    return f"tensor({{{', '.join(str(s) for s in shape)}}}, {dtype_text}, {_domain_text(domain)})"
+
+
 def _shapes(shapes) -> str:
     return "shapes({" + ", ".join("{" + ", ".join(str(s) for s in shape) + "}" for shape in shapes) + "})"
 
@@ -279,6 +287,8 @@ def _yaml_samples(f: NativeFunction, hints: ConformanceHints) -> list[dict[str, 
             given = sample.inputs.get(a.name)
             if given is None:
                 values[a.name] = "use_default()"
+            elif given.kind == "tensor" and (given.dtype or given.domain):
+                values[a.name] = _tensor_spec(given.shape, given.dtype, given.domain)
             elif given.kind == "tensor":
                 values[a.name] = _shape(given.shape)
             elif given.kind == "tensor_list":
@@ -294,7 +304,11 @@ def _error_samples(f: NativeFunction, base: dict[str, str], first_shape_rank: in
     """Bad inputs built from the base sample, each with what is wrong with it."""
     non_out = list(f.func.non_out_arguments)
     bad: list[tuple[str, dict[str, str]]] = []
-    tensors = [a for a in non_out if a.type.is_tensor and not a.type.optional and a.name not in pinned]
+    def fixed_dtype(a: Argument) -> bool:  # pinned, or a sample tensor spec with its own dtype
+        text = base.get(a.name, "")
+        return a.name in pinned or (text.startswith("tensor(") and ", std::nullopt," not in text)
+
+    tensors = [a for a in non_out if a.type.is_tensor and not a.type.optional and not fixed_dtype(a)]
     if len(tensors) >= 2:
         sample = dict(base)
         for a, shape in zip(tensors, BAD_SHAPES):
@@ -314,8 +328,8 @@ def _error_samples(f: NativeFunction, base: dict[str, str], first_shape_rank: in
 def _first_rank(sample: dict[str, str], f: NativeFunction) -> int:
     for a in f.func.non_out_arguments:
         text = sample.get(a.name, "")
-        if a.type.is_tensor and text.startswith("shape({"):
-            inner = text[len("shape({"):-2].strip()
+        if a.type.is_tensor and (text.startswith("shape({") or text.startswith("tensor({")):
+            inner = text[text.index("{") + 1:text.index("}")].strip()
             return 0 if not inner else inner.count(",") + 1
     return -1
 
@@ -382,7 +396,10 @@ def _checks(f: NativeFunction, hints: Optional[ConformanceHints], *, has_variant
 
 
 def _domain(hints: Optional[ConformanceHints], name: str) -> str:
-    domain = hints.domain.get(name) if hints is not None else None
+    return _domain_text(hints.domain.get(name) if hints is not None else None)
+
+
+def _domain_text(domain) -> str:
     if domain is None:
         return "Domain{}"
     if domain.kind == "interval":
@@ -411,6 +428,11 @@ def plan_overload(f: NativeFunction, order: int, registry: Registry,
         hints = functional.conformance
     pinned = dict(hints.input_dtypes) if hints is not None else {}
     differentiable = _differentiable(f, functional)
+    if hints is not None and hints.grad_inputs is not None:
+        differentiable = set(hints.grad_inputs)
+    derivatives = f.derivatives or (functional.derivatives if functional is not None else None)
+    output_mask = (derivatives.output_differentiability
+                   if derivatives is not None and derivatives.output_differentiability else ())
     non_out = list(func.non_out_arguments)
 
     samples = _yaml_samples(f, hints) if hints is not None and hints.samples else _default_samples(f)
@@ -450,6 +472,8 @@ def plan_overload(f: NativeFunction, order: int, registry: Registry,
 
     reference_locals = tuple((i, a.name) for i, a in enumerate(non_out)
                              if a.type.base in REFERENCE_TYPES and not a.type.is_list)
+    reference_strings = tuple((i, a.name) for i, a in enumerate(non_out) if a.type.base == "str"
+                              and not a.type.is_list and not a.type.optional)
     tolerances = tuple((DTYPE_ENUMS[dtype], -1.0 if t.atol is None else float(t.atol),
                         -1.0 if t.rtol is None else float(t.rtol))
                        for dtype, t in (hints.tolerance.items() if hints is not None else ()))
@@ -466,10 +490,10 @@ def plan_overload(f: NativeFunction, order: int, registry: Registry,
         callers=tuple(callers), call=f"call_{ident}", method=method,
         inplace=inplace_call, out=out_call, functional=functional_call, out_count=out_count,
         reference=hints.reference if hints is not None and is_functional else None,
-        reference_locals=reference_locals, tolerances=tolerances,
+        reference_locals=reference_locals, reference_strings=reference_strings, tolerances=tolerances,
         dtypes=tuple(DTYPE_ENUMS[d] for d in (hints.dtypes or ())) if hints is not None else (),
         values_uninitialized=hints is not None and hints.compare == "metadata",
-        checks=checks)
+        checks=checks, output_mask=tuple(output_mask))
 
 
 def plans(registry: Registry, autograd_names: set[str]) -> list[OpPlan]:

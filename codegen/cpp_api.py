@@ -224,12 +224,13 @@ class Wrapper:
     device_check: bool = True
     input_pointers: str = ""        # "&self, &other": the non-out tensors, for the output device
     written: tuple[str, ...] = ()   # tensors the kernel writes: their version counters are bumped
+    written_lists: tuple[str, ...] = ()  # Tensor(a!)[] arguments: every element is bumped
 
     @property
     def bumps_versions(self) -> bool:
         """Backends bump the version of each tensor they write, so that autograd notices
         in-place changes of saved tensors; composites leave it to the operators they call."""
-        return self.key in BACKEND_KEYS and bool(self.written)
+        return self.key in BACKEND_KEYS and bool(self.written or self.written_lists)
 
     @property
     def wrapper_name(self) -> str:
@@ -302,7 +303,9 @@ def wrappers_for_key(registry: Registry, key: str, functions=None) -> list[Wrapp
         elif key in f.dispatch:
             wrappers.append(Wrapper(op=op, key=key, kind="plain", kernel=f.dispatch[key], device_check=check,
                                     written=tuple(a.name for a in f.func.arguments
-                                                  if a.type.is_write and a.type.is_tensor)))
+                                                  if a.type.is_write and a.type.is_tensor),
+                                    written_lists=tuple(a.name for a in f.func.arguments
+                                                        if a.type.is_write and a.type.is_tensor_list)))
     return wrappers
 
 

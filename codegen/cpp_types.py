@@ -129,6 +129,8 @@ _ENUM_DEFAULTS = {
                      "preserve_format": "MemoryFormat::Preserve"},
     "Layout": {"strided": "Layout::Strided"},
     "ScalarType": {name: f"ScalarType::{cpp}" for name, cpp in _SCALAR_TYPES.items()},
+    # A loss's `int reduction=Mean` (runtime/core/reduction.h), as in native_functions.yaml.
+    "int": {"Mean": "Reduction::Mean", "Sum": "Reduction::Sum"},
 }
 _BOOLS = {"True": "true", "False": "false"}
 

@@ -329,13 +329,17 @@ class Derivatives:
 class SampleInput:
     """One argument of a sample. kind "tensor": `shape` is set ([] is a 0-dim tensor);
     "tensor_list": `shapes` is set; "value": `value` is the literal (a tuple for lists,
-    None for an optional argument left empty)."""
+    None for an optional argument left empty). A tensor may fix its own `dtype` (an int64
+    target, a bool mask: it then keeps that dtype whatever dtype the test runs in) and its
+    `domain` (for an integral dtype an interval means the integers low <= v < high)."""
 
     name: str
     kind: str
     shape: Optional[tuple[int, ...]] = None
     shapes: Optional[tuple[tuple[int, ...], ...]] = None
     value: Any = None
+    dtype: Optional[str] = None
+    domain: Optional["Domain"] = None
 
 
 @dataclass(frozen=True)
@@ -366,6 +370,7 @@ class ConformanceHints:
     domain: FrozenDict           # argument name -> Domain
     dtypes: Optional[tuple[str, ...]]  # None: every dtype the kernels' dispatch accepts
     input_dtypes: FrozenDict     # argument name -> dtype it keeps whatever dtype is tested
+    grad_inputs: Optional[tuple[str, ...]]  # the inputs gradcheck differentiates (composites)
     tolerance: FrozenDict        # dtype -> Tolerance
     compare: str                 # "values", or "metadata" for uninitialized results
     skip: FrozenDict             # check name -> reason

@@ -18,8 +18,8 @@ from codegen.model import (CONFORMANCE_CHECKS, DOMAIN_KINDS, DTYPES, Argument, C
 from codegen.yaml_values import (Node, expect_list, expect_mapping, expect_number,
                                  expect_string, freeze, item_loc, name_list)
 
-CONFORMANCE_KEYS = ("reference", "samples", "domain", "dtypes", "input_dtypes", "tolerance", "compare",
-                    "skip")
+CONFORMANCE_KEYS = ("reference", "samples", "domain", "dtypes", "input_dtypes", "grad_inputs", "tolerance",
+                    "compare", "skip")
 COMPARE_MODES = ("values", "metadata")
 TOLERANCE_KEYS = ("atol", "rtol")
 
@@ -30,13 +30,14 @@ def parse_conformance(value: Any, loc: Location, path: str, func: FunctionSchema
     node = Node(expect_mapping(value, loc, f"'conformance' of '{name}'"), path)
     fields: dict[str, Any] = {"reference": None, "samples": (), "domain": FrozenDict(),
                               "dtypes": None, "input_dtypes": FrozenDict(), "tolerance": FrozenDict(),
-                              "compare": "values", "skip": FrozenDict()}
+                              "compare": "values", "skip": FrozenDict(), "grad_inputs": None}
     readers: dict[str, Callable[[Any, Location], Any]] = {
         "reference": lambda v, at: expect_string(v, at, f"conformance 'reference' of '{name}'"),
         "samples": lambda v, at: _parse_samples(v, at, path, func, errors),
         "domain": lambda v, at: _parse_domain(v, at, path, func, errors),
         "dtypes": lambda v, at: _parse_dtypes(v, at, path, name),
         "input_dtypes": lambda v, at: _parse_input_dtypes(v, at, path, func, errors),
+        "grad_inputs": lambda v, at: _parse_grad_inputs(v, at, path, func),
         "tolerance": lambda v, at: _parse_tolerances(v, at, path, name, errors),
         "compare": lambda v, at: _parse_compare(v, at, name),
         "skip": lambda v, at: _parse_skips(v, at, path, name, errors),
@@ -116,6 +117,8 @@ def _sample_input(argument: Argument, value: Any, loc: Location, op_name: str) -
             raise SchemaError(loc, f"{what} cannot be None; the argument is not optional")
         return SampleInput(argument.name, "value", value=None)
     if type_.is_tensor:
+        if isinstance(value, dict):
+            return _tensor_spec(argument, value, loc, op_name)
         if not _is_shape(value):
             raise SchemaError(loc, f"{what} must be a shape such as [3, 4], "
                                    f"found {describe_yaml_value(value)}")
@@ -130,6 +133,30 @@ def _sample_input(argument: Argument, value: Any, loc: Location, op_name: str) -
     if (isinstance(value, (list, dict)) and not type_.is_list) or not all(map(check, items)):
         raise SchemaError(loc, f"{what} does not fit the type, found {describe_yaml_value(value)}")
     return SampleInput(argument.name, "value", value=freeze(value))
+
+
+TENSOR_SPEC_KEYS = ("shape", "dtype", "domain")
+
+
+def _tensor_spec(argument: Argument, value: dict, loc: Location, op_name: str) -> SampleInput:
+    """`{shape: [3], dtype: int64, domain: [0, 4]}`: a tensor with its own dtype and values."""
+    what = f"sample tensor '{argument.name}' of '{op_name}'"
+    unknown = [key for key in value if key not in TENSOR_SPEC_KEYS]
+    if unknown:
+        raise SchemaError(loc, f"unknown key '{unknown[0]}' in {what}"
+                               + suggestion(str(unknown[0]), TENSOR_SPEC_KEYS))
+    shape = value.get("shape")
+    if not _is_shape(shape):
+        raise SchemaError(loc, f"{what} needs a shape such as [3, 4], "
+                               f"found {describe_yaml_value(shape)}")
+    dtype = _dtype(str(value["dtype"]), loc, op_name) if "dtype" in value else None
+    domain = _domain(value["domain"], loc, argument.name, op_name) if "domain" in value else None
+    if domain is not None and domain.kind == "interval" and dtype not in (None, "float64", "float32",
+                                                                          "float16", "bfloat16"):
+        if domain.low != int(domain.low) or domain.high != int(domain.high):
+            raise SchemaError(loc, f"the domain of {what} holds integers ({dtype}): give integer "
+                                   f"bounds, found [{domain.low}, {domain.high}]")
+    return SampleInput(argument.name, "tensor", shape=freeze(shape), dtype=dtype, domain=domain)
 
 
 def _parse_domain(value: Any, loc: Location, path: str, func: FunctionSchema,
@@ -236,3 +263,16 @@ def _parse_compare(value: Any, loc: Location, op_name: str) -> str:
                                f"{' or '.join(COMPARE_MODES)}, found '{mode}'"
                                + suggestion(mode, COMPARE_MODES))
     return mode
+
+
+def _parse_grad_inputs(value: Any, loc: Location, path: str, func: FunctionSchema) -> tuple[str, ...]:
+    """The inputs gradcheck differentiates, for a composite whose decomposition does not
+    differentiate every tensor input (nll_loss's `weight`)."""
+    names = []
+    for name, name_loc in name_list(value, loc, path, f"conformance 'grad_inputs' of '{func.full_name}'"):
+        argument = _argument_named(name, name_loc, func, "conformance grad_inputs")
+        if not argument.type.is_tensor_like:
+            raise SchemaError(name_loc, f"conformance grad_inputs names '{name}' of '{func.full_name}', "
+                                        f"which is a {argument.type}, not a tensor")
+        names.append(argument.name)
+    return tuple(names)

@@ -5,6 +5,7 @@
 #include "NativeFunctions.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
+#include "cpu/dim_blocks.h"
 #include "cpu/scalar_math.h"
 #include "dtype_dispatch.h"
 
@@ -12,20 +13,8 @@ namespace tg {
 
 namespace {
 
-// Views a contiguous tensor as [outer, reduced, inner] around the dim reduced.
-struct ReductionBlocks {
-  int64_t outer = 1, reduced = 1, inner = 1;
-};
-
-ReductionBlocks blocks_around(IntArrayRef sizes, int64_t dim) {
-  ReductionBlocks b;
-  for (int64_t d = 0; d < static_cast<int64_t>(sizes.size()); ++d) {
-    if (d < dim) b.outer *= sizes[d];
-    if (d == dim) b.reduced = sizes[d];
-    if (d > dim) b.inner *= sizes[d];
-  }
-  return b;
-}
+using ReductionBlocks = cpu::DimBlocks;
+using cpu::blocks_around;
 
 // Whether x replaces the current maximum `best`: strictly greater, or the first NaN.
 template <typename T>
@@ -33,17 +22,17 @@ bool beats(T x, T best) {
   return !cpu::math::is_nan(best) && (x > best || cpu::math::is_nan(x));
 }
 
-// indices[o * inner + i] = first r maximising data[(o * reduced + r) * inner + i], and
+// indices[o * inner + i] = first r maximising data[(o * size + r) * inner + i], and
 // values[...] the maximum when values is not null. data is contiguous.
 template <typename scalar_t>
 void max_with_indices(const scalar_t* data, const ReductionBlocks& b, scalar_t* values, int64_t* indices) {
   using T = opmath_t<scalar_t>;
   if (b.inner == 1) {  // reducing the innermost dim (or a flattened tensor): one scan per block
     for (int64_t o = 0; o < b.outer; ++o) {
-      const scalar_t* block = data + o * b.reduced;
+      const scalar_t* block = data + o * b.size;
       T best = static_cast<T>(block[0]);
       int64_t index = 0;
-      for (int64_t r = 1; r < b.reduced; ++r) {
+      for (int64_t r = 1; r < b.size; ++r) {
         const T x = static_cast<T>(block[r]);
         if (beats(x, best)) {
           best = x;
@@ -58,13 +47,13 @@ void max_with_indices(const scalar_t* data, const ReductionBlocks& b, scalar_t* 
   // Not std::vector: T may be bool.
   const std::unique_ptr<T[]> best(new T[static_cast<size_t>(b.inner)]);
   for (int64_t o = 0; o < b.outer; ++o) {
-    const scalar_t* block = data + o * b.reduced * b.inner;
+    const scalar_t* block = data + o * b.size * b.inner;
     int64_t* index = indices + o * b.inner;
     for (int64_t i = 0; i < b.inner; ++i) {
       best[i] = static_cast<T>(block[i]);
       index[i] = 0;
     }
-    for (int64_t r = 1; r < b.reduced; ++r) {
+    for (int64_t r = 1; r < b.size; ++r) {
       const scalar_t* row = block + r * b.inner;
       for (int64_t i = 0; i < b.inner; ++i) {
         const T x = static_cast<T>(row[i]);

@@ -15,4 +15,8 @@ void copy_into(const Tensor& dst, const Tensor& src);
 // A new contiguous CPU tensor with src's shape, dtype and values.
 Tensor contiguous_copy(const Tensor& src);
 
+// src itself when it is contiguous and of `dtype`, else a contiguous copy converted to it:
+// what a kernel that reads raw memory of one element type takes its inputs as.
+Tensor contiguous_as(const Tensor& src, ScalarType dtype);
+
 }  // namespace tg::cpu

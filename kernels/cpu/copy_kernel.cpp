@@ -21,6 +21,13 @@ Tensor cpu::contiguous_copy(const Tensor& src) {
   return result;
 }
 
+Tensor cpu::contiguous_as(const Tensor& src, ScalarType dtype) {
+  if (src.is_contiguous() && src.scalar_type() == dtype) return src;
+  Tensor result = make_empty_tensor(src.sizes(), dtype, src.device());
+  copy_into(result, src);
+  return result;
+}
+
 Tensor native::copy_cpu_(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
   TG_CHECK_NOT_IMPLEMENTED(self.is_cpu() && src.is_cpu(), "[copy_] copies between devices are not implemented yet: ",
                            "self is on ", self.device(), ", src on ", src.device());

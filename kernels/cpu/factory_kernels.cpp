@@ -88,7 +88,7 @@ Tensor native::arange_out_cpu(const Scalar& start, const Scalar& end, const Scal
     TG_CHECK_VALUE(size_d >= 0 && size_d <= static_cast<double>(std::numeric_limits<int64_t>::max()),
                    "[arange] invalid size ", size_d, ", possible overflow?");
     const int64_t size = static_cast<int64_t>(size_d);
-    if (out.numel() != size) resize_output(out, {size});
+    resize_output(out, {size});
     Tensor target = out.is_contiguous() ? out : make_empty_tensor(out.sizes(), out.scalar_type(), out.device());
     scalar_t* data = target.data_ptr<scalar_t>();
     for (int64_t i = 0; i < size; ++i) data[i] = cpu::convert<scalar_t>(xstart + static_cast<acc_t>(i) * xstep);

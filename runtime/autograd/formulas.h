@@ -3,8 +3,10 @@
 // graph when create_graph asks for higher-order gradients.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string_view>
+#include <tuple>
 
 #include "autograd/node.h"
 #include "autograd/variable_type_utils.h"
@@ -39,5 +41,39 @@ Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const 
 // max.dim: the gradient goes to the element each index selected.
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices,
                                           IntArrayRef input_sizes, bool keepdim);
+
+// --- neural-network formulas (nn_formulas.cpp) ---
+// Second derivatives of the pointwise activations: grad * grad_output * f''(self).
+Tensor gelu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self,
+                            std::string_view approximate);
+Tensor silu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self);
+// The gradient of _softmax_backward_data (_log_softmax_backward_data) with respect to output.
+Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, int64_t dim, const Tensor& output);
+// _log_softmax_backward_data is linear in grad_output: the adjoint is G - sum(G exp(output)).
+Tensor log_softmax_backward_grad_output(const Tensor& grad, const Tensor& output, int64_t dim);
+Tensor log_softmax_double_backward(const Tensor& grad, const Tensor& grad_output, int64_t dim, const Tensor& output);
+// nll_loss_backward is linear in grad_output and, for Mean, in 1 / total_weight.
+Tensor nll_loss_backward_grad_output(const Tensor& grad, const Tensor& target, const std::optional<Tensor>& weight,
+                                     int64_t reduction, int64_t ignore_index, const Tensor& total_weight);
+Tensor nll_loss_backward_total_weight(const Tensor& grad, const Tensor& grad_input, const Tensor& total_weight,
+                                      int64_t reduction);
+// mse_loss_backward = norm * (self - target) * grad_output, norm = 2 (/ numel for Mean).
+Tensor mse_loss_double_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef target_sizes,
+                                int64_t reduction);
+Tensor mse_loss_double_backward_grad_output(const Tensor& grad, const Tensor& grad_output, const Tensor& self,
+                                            const Tensor& target, int64_t reduction);
+// The gradients of native_layer_norm_backward's outputs (grad_input, grad_weight, grad_bias)
+// with respect to (grad_out, input, weight). See Note [Layer norm double backward].
+std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(
+    const Tensor& input, const Tensor& weight, const Tensor& grad_grad_input, const Tensor& grad_grad_weight,
+    const Tensor& grad_grad_bias, const Tensor& grad_out, const Tensor& mean, const Tensor& rstd,
+    IntArrayRef normalized_shape, std::array<bool, 3> output_mask);
+// embedding_dense_backward is linear in grad_output: its adjoint gathers rows back.
+Tensor embedding_dense_double_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights,
+                                       int64_t padding_idx, bool scale_grad_by_freq);
+// The factor native_dropout scaled kept elements by: 1 / (1 - p) when training (0 for p = 1).
+double dropout_scale(double p, std::optional<bool> train);
+Tensor index_select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index);
+Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef source_sizes);
 
 }  // namespace tg::autograd

@@ -38,6 +38,31 @@ void check_inplace(std::string_view /*op*/, const Tensor& self, bool requires_gr
            "a leaf Variable that requires grad is being used in an in-place operation.");
 }
 
+void check_inplace(std::string_view op, TensorList self, bool requires_grad) {
+  for (const Tensor& t : self) check_inplace(op, t, requires_grad);
+}
+
+void set_inplace_history(TensorList self, const std::shared_ptr<Node>& node) {
+  for (const Tensor& t : self) {
+    const uint32_t output_nr = node->add_input_metadata(t);
+    if (t.is_floating_point()) impl::rebase_history(t, Edge(node, output_nr));
+  }
+}
+
+std::vector<std::vector<int64_t>> to_args_sizes(TensorList tensors) {
+  std::vector<std::vector<int64_t>> sizes;
+  sizes.reserve(tensors.size());
+  for (const Tensor& t : tensors) sizes.push_back(t.sizes().vec());
+  return sizes;
+}
+
+std::vector<ScalarType> to_args_scalartypes(TensorList tensors) {
+  std::vector<ScalarType> dtypes;
+  dtypes.reserve(tensors.size());
+  for (const Tensor& t : tensors) dtypes.push_back(t.scalar_type());
+  return dtypes;
+}
+
 void check_no_requires_grad_for_out(std::string_view op, bool requires_grad) {
   // PyTorch names the operator without its overload: "add(): ...".
   const std::string_view name = op.substr(0, op.find('.'));

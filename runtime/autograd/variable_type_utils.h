@@ -62,14 +62,26 @@ inline void set_inplace_history(const Tensor& self, const std::shared_ptr<Node>&
   impl::rebase_history(self, Edge(node, 0));
 }
 
+// After an in-place operation on a Tensor(a!)[] self (the _fused_ optimizer steps) recorded
+// as `node`: element i of self is output i of the node. Only a node that raises in backward
+// (no derivative) is recorded this way, so views among the elements need no CopySlices.
+void set_inplace_history(TensorList self, const std::shared_ptr<Node>& node);
+
 // Raises the PyTorch error for an in-place operation on a leaf that requires grad, or on a
 // view of one (when recording), and for in-place on a view created in no-grad mode.
 void check_inplace(std::string_view op, const Tensor& self, bool requires_grad);
+// The same for each element of a Tensor(a!)[] self.
+void check_inplace(std::string_view op, TensorList self, bool requires_grad);
 // Raises the error for out= variants when an input requires grad.
 void check_no_requires_grad_for_out(std::string_view op, bool requires_grad);
 
 // The node that raises "derivative for <op> is not implemented" when backward reaches it.
 std::shared_ptr<Node> make_not_implemented_node(std::string op, edge_list next_edges);
+
+// What a formula reads of a Tensor[] input (PyTorch's to_args_sizes and
+// to_args_scalartypes): each element's sizes, or dtype, saved in place of the list.
+std::vector<std::vector<int64_t>> to_args_sizes(TensorList tensors);
+std::vector<ScalarType> to_args_scalartypes(TensorList tensors);
 
 // Whether `shape` broadcasts to `desired` (NumPy rules, trailing dims aligned).
 bool is_expandable_to(IntArrayRef shape, IntArrayRef desired);

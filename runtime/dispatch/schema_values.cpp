@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/reduction.h"
 
 namespace tg {
 
@@ -134,7 +135,11 @@ IValue default_ivalue(const Argument& argument) {
                      argument.name, "' must be True or False");
       return IValue(text == "True");
     case BaseType::Int:
-    case BaseType::SymInt: return IValue(parse_int(text, argument));
+    case BaseType::SymInt:
+      // A loss's `int reduction=Mean` (core/reduction.h).
+      if (text == "Mean") return IValue(static_cast<int64_t>(Reduction::Mean));
+      if (text == "Sum") return IValue(static_cast<int64_t>(Reduction::Sum));
+      return IValue(parse_int(text, argument));
     case BaseType::Float: return parse_number(text, argument, /*want_float=*/true);
     case BaseType::Scalar:
       if (text == "True" || text == "False") return IValue(text == "True");

@@ -12,11 +12,18 @@ bool can_cast(ScalarType from, ScalarType to) {
 
 void resize_output(const Tensor& t, IntArrayRef sizes) {
   TensorImpl* impl = t.unsafeGetTensorImpl();
-  if (impl->sizes() == sizes && impl->is_contiguous()) return;
+  if (impl->sizes() == sizes) return;  // a correctly sized out keeps its strides, as in PyTorch
   impl->set_sizes_contiguous(sizes);
   impl->set_storage_offset(0);
   size_t needed = static_cast<size_t>(impl->numel()) * impl->itemsize();
   if (impl->storage()->nbytes() < needed) impl->set_storage(make_storage(needed, impl->device()));
+}
+
+void write_out(std::string_view op, const Tensor& result, const Tensor& out) {
+  TG_CHECK_TYPE(can_cast(result.scalar_type(), out.scalar_type()), "[", op, "] result type ", result.scalar_type(),
+                " can't be cast to the desired output type ", out.scalar_type());
+  resize_output(out, result.sizes());
+  out.copy_(result);
 }
 
 namespace structured {

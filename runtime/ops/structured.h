@@ -56,8 +56,17 @@ Device common_device(std::initializer_list<const Tensor*> tensors);
 inline void bump_versions(std::initializer_list<const Tensor*> written) {
   for (const Tensor* t : written) t->unsafeGetTensorImpl()->bump_version();
 }
+// The same for every element of a written Tensor(a!)[] argument.
+inline void bump_versions(TensorList written) {
+  for (const Tensor& t : written) t.unsafeGetTensorImpl()->bump_version();
+}
 
-// Resizes a tensor to `sizes` (contiguous), reallocating its storage only when it is too small.
+// For out kernels that are not structured: `result` goes into `out` (resized as below) if its
+// dtype can be cast to out's, else tg::TypeError, as structured out= does.
+void write_out(std::string_view op, const Tensor& result, const Tensor& out);
+
+// Resizes an out tensor to `sizes`: one that already has them is left alone, strides and all;
+// otherwise it becomes contiguous, its storage reallocated only when too small.
 void resize_output(const Tensor& t, IntArrayRef sizes);
 
 }  // namespace tg

@@ -85,7 +85,7 @@ Tensor reference_values(const OpSpec& spec, const Stack& args, const Tensor& res
   std::vector<double> point(args.size());
   for (int64_t e = 0; e < result.numel(); ++e) {
     for (size_t a = 0; a < args.size(); ++a) point[a] = is_tensor[a] ? inputs[a][static_cast<size_t>(e)] : scalars[a];
-    out[e] = spec.reference(point.data());
+    out[e] = spec.reference(point.data(), args);
   }
   return expected.to(result.scalar_type());
 }
@@ -142,8 +142,11 @@ autograd::DifferentiableFunction as_function(const OpSpec& spec, const Stack& ar
     std::vector<Tensor> none;
     Stack results = spec.call(call_args, none);
     autograd::variable_list outputs;
-    for (const Tensor& t : tensors_in(results)) {
-      if (t.defined() && t.is_floating_point()) outputs.push_back(t);
+    for (size_t r = 0; r < results.size(); ++r) {
+      if (r < spec.differentiable_outputs.size() && !spec.differentiable_outputs[r]) continue;
+      for (const Tensor& t : tensors_in(Stack{results[r]})) {
+        if (t.defined() && t.is_floating_point()) outputs.push_back(t);
+      }
     }
     return outputs;
   };

@@ -18,8 +18,9 @@ namespace tg::conformance {
 using Caller = Stack (*)(const Stack& args, std::vector<Tensor>& outs);
 
 // The scalar reference: one double per non-out argument (tensors read elementwise after
-// broadcasting; non-tensor arguments as numbers), in schema order.
-using Reference = double (*)(const double* args);
+// broadcasting; numbers as themselves), in schema order, and the call's arguments, from
+// which it reads the rest (a `str approximate`).
+using Reference = double (*)(const double* values, const Stack& args);
 
 enum class OpKind { Functional, Inplace, Out };
 
@@ -44,13 +45,38 @@ struct SampleValue {
   std::vector<int64_t> shape;
   std::vector<std::vector<int64_t>> shapes;
   IValue value;
+  // A tensor spec in the sample (`{shape: [6], dtype: int64, domain: [0, 5]}`) overrides
+  // the argument's own dtype and domain.
+  std::optional<ScalarType> dtype;
+  std::optional<Domain> domain;
 };
 using Sample = std::vector<SampleValue>;  // one per non-out argument
 
 inline SampleValue use_default() { return {}; }
-inline SampleValue shape(std::vector<int64_t> s) { return {SampleValue::Shape, std::move(s), {}, {}}; }
-inline SampleValue shapes(std::vector<std::vector<int64_t>> s) { return {SampleValue::Shapes, {}, std::move(s), {}}; }
-inline SampleValue value(IValue v) { return {SampleValue::Value, {}, {}, std::move(v)}; }
+inline SampleValue shape(std::vector<int64_t> s) {
+  SampleValue v;
+  v.kind = SampleValue::Shape;
+  v.shape = std::move(s);
+  return v;
+}
+inline SampleValue shapes(std::vector<std::vector<int64_t>> s) {
+  SampleValue v;
+  v.kind = SampleValue::Shapes;
+  v.shapes = std::move(s);
+  return v;
+}
+inline SampleValue value(IValue value) {
+  SampleValue v;
+  v.kind = SampleValue::Value;
+  v.value = std::move(value);
+  return v;
+}
+inline SampleValue tensor(std::vector<int64_t> s, std::optional<ScalarType> dtype, Domain domain) {
+  SampleValue v = shape(std::move(s));
+  v.dtype = dtype;
+  if (domain.kind != Domain::Any) v.domain = domain;
+  return v;
+}
 
 // A bad input and what is wrong with it, for the `errors` check.
 struct ErrorSample {
@@ -88,6 +114,7 @@ struct OpSpec {
   std::vector<Tolerance> tolerances;    // overrides of the per-dtype defaults
   std::vector<ScalarType> dtypes;       // `dtypes:`: the dtypes numeric checks run in
   bool values_uninitialized = false;    // `compare: metadata` (empty and friends)
+  std::vector<bool> differentiable_outputs;  // per return (output_differentiability); empty: all
 
   // The operator as the dispatcher knows it ("tg::add.Tensor").
   OperatorHandle handle() const { return Dispatcher::singleton().findSchemaOrThrow("tg::" + name); }

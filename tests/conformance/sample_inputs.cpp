@@ -91,16 +91,17 @@ Stack materialize(const OpSpec& spec, const Sample& sample, ScalarType dtype, ui
     TG_INTERNAL_ASSERT(index < spec.args.size() && index < sample.size(), "sample of ", spec.name, " too short");
     const ArgSpec& arg = spec.args[index];
     const SampleValue& given = sample[index];
-    const ScalarType arg_dtype = arg.pinned_dtype.value_or(dtype);
+    const ScalarType arg_dtype = given.dtype.value_or(arg.pinned_dtype.value_or(dtype));
+    const Domain& domain = given.domain ? *given.domain : arg.domain;
     const uint64_t arg_seed = seed * 1000003u + index * 7919u;
     switch (given.kind) {
       case SampleValue::Shape:
-        args.emplace_back(random_tensor(given.shape, arg_dtype, arg.domain, arg_seed));
+        args.emplace_back(random_tensor(given.shape, arg_dtype, domain, arg_seed));
         break;
       case SampleValue::Shapes: {
         std::vector<Tensor> list;
         for (size_t i = 0; i < given.shapes.size(); ++i) {
-          list.push_back(random_tensor(given.shapes[i], arg_dtype, arg.domain, arg_seed + 31 * (i + 1)));
+          list.push_back(random_tensor(given.shapes[i], arg_dtype, domain, arg_seed + 31 * (i + 1)));
         }
         args.emplace_back(std::move(list));
         break;

@@ -1,0 +1,98 @@
+// CPU kernels of index_select and index_add. Both see their tensors as [outer, size, inner]
+// blocks around dim (cpu/dim_blocks.h) and move whole inner rows:
+//   index_select: out[o, k, :] = self[o, index[k], :]
+//   index_add:    out[o, index[k], :] += alpha * source[o, k, :]
+#include <cstring>
+
+#include "NativeFunctions.h"
+#include "core/wrap_dim.h"
+#include "cpu/convert.h"
+#include "cpu/copy.h"
+#include "cpu/dim_blocks.h"
+#include "cpu/scalar_math.h"
+#include "dtype_dispatch.h"
+#include "ops/structured.h"
+
+namespace tg {
+
+namespace {
+
+// The indices as int64, each checked against the size of the dim they index.
+Tensor checked_index(const char* op, const Tensor& index, int64_t size) {
+  TG_CHECK_TYPE(index.scalar_type() == kLong || index.scalar_type() == kInt, "[", op, "] expected index of dtype ",
+                "int64 or int32, got ", index.scalar_type());
+  TG_CHECK_VALUE(index.dim() <= 1, "[", op, "] index must be a vector or a scalar, got a tensor of shape ",
+                 index.sizes());
+  Tensor index_t = cpu::contiguous_as(index, kLong);
+  const int64_t* data = index_t.data_ptr<int64_t>();
+  for (int64_t k = 0; k < index_t.numel(); ++k) {
+    TG_CHECK_INDEX(data[k] >= 0 && data[k] < size, "[", op, "] index ", data[k], " is out of range for a dim of size ",
+                   size);
+  }
+  return index_t;
+}
+
+}  // namespace
+
+Tensor native::index_select_cpu(const Tensor& self, int64_t dim, const Tensor& index) {
+  dim = maybe_wrap_dim(dim, self.dim(), "index_select");
+  TG_CHECK_VALUE(self.dim() > 0 || index.numel() == 1, "[index_select] index to a 0-dim tensor can have only 1 ",
+                 "value, got ", index.numel());
+  const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
+  const Tensor index_t = checked_index("index_select", index, size);
+  DimVector sizes(self.sizes());
+  if (self.dim() > 0) sizes[static_cast<size_t>(dim)] = index_t.numel();
+  Tensor out = make_empty_tensor(sizes, self.scalar_type(), self.device());
+  if (out.numel() == 0) return out;
+  const Tensor input = cpu::contiguous_as(self, self.scalar_type());
+  const cpu::DimBlocks in = cpu::blocks_around(input.sizes(), dim);
+  const int64_t count = index_t.numel();
+  const int64_t* idx = index_t.data_ptr<int64_t>();
+  const size_t row_bytes = static_cast<size_t>(in.inner * input.element_size());
+  const char* src = static_cast<const char*>(input.data_ptr());
+  char* dst = static_cast<char*>(out.data_ptr());
+  for (int64_t o = 0; o < in.outer; ++o) {
+    for (int64_t k = 0; k < count; ++k) {
+      std::memcpy(dst + (o * count + k) * row_bytes, src + (o * in.size + idx[k]) * row_bytes, row_bytes);
+    }
+  }
+  return out;
+}
+
+Tensor native::index_select_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
+  TG_CHECK_TYPE(out.scalar_type() == self.scalar_type(), "[index_select] self (", self.scalar_type(), ") and out (",
+                out.scalar_type(), ") must have the same scalar type");
+  Tensor result = index_select_cpu(self, dim, index);
+  resize_output(out, result.sizes());
+  cpu::copy_into(out, result);
+  return out;
+}
+
+void native::index_add_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                               const Scalar& alpha, const Tensor& out) {
+  dim = maybe_wrap_dim(dim, self.dim(), "index_add");
+  const cpu::DimBlocks b = cpu::blocks_around(out.sizes(), dim);
+  const Tensor index_t = checked_index("index_add", index, b.size);
+  if (!out.is_same(self)) cpu::copy_into(out, self);
+  const int64_t count = index_t.numel();
+  const int64_t* idx = index_t.data_ptr<int64_t>();
+  TG_DISPATCH_ALL_TYPES(out.scalar_type(), "index_add", [&] {
+    const Tensor source_t = cpu::contiguous_as(source, out.scalar_type());
+    const scalar_t* src = source_t.data_ptr<scalar_t>();
+    scalar_t* dst = out.data_ptr<scalar_t>();
+    using T = opmath_t<scalar_t>;
+    const T factor = alpha.to<T>();
+    for (int64_t o = 0; o < b.outer; ++o) {
+      for (int64_t k = 0; k < count; ++k) {
+        scalar_t* row = dst + (o * b.size + idx[k]) * b.inner;
+        const scalar_t* from = src + (o * count + k) * b.inner;
+        for (int64_t i = 0; i < b.inner; ++i) {
+          const T sum = cpu::math::add(cpu::convert<T>(row[i]), cpu::math::mul(factor, cpu::convert<T>(from[i])));
+          row[i] = cpu::convert<scalar_t>(sum);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace tg

@@ -1,0 +1,156 @@
+// CPU kernels of softmax and log_softmax along one dim, and of their backward operators:
+//   softmax:      y = exp(x - max) / sum(exp(x - max))
+//   log_softmax:  y = x - max - log(sum(exp(x - max)))
+//   backward:     softmax  gx = y * (g - sum(g * y));  log_softmax  gx = g - exp(y) * sum(g)
+// (sums along dim). Inputs are made contiguous and seen as [outer, size, inner] blocks
+// (cpu/dim_blocks.h); for inner > 1 a whole [size, inner] block is processed row by row so
+// that memory is read in order and the inner loops are contiguous.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "NativeFunctions.h"
+#include "core/wrap_dim.h"
+#include "cpu/convert.h"
+#include "cpu/copy.h"
+#include "cpu/dim_blocks.h"
+#include "cpu/scalar_math.h"
+#include "dtype_dispatch.h"
+
+namespace tg {
+
+namespace {
+
+// One [size, inner] block of the forward: in and out point at element (o, 0, 0).
+template <bool kLog, typename scalar_t>
+void softmax_block(const scalar_t* in, scalar_t* out, int64_t size, int64_t inner, std::vector<double>& max,
+                   std::vector<double>& sum) {
+  using T = opmath_t<scalar_t>;
+  max.assign(static_cast<size_t>(inner), -std::numeric_limits<double>::infinity());
+  sum.assign(static_cast<size_t>(inner), 0.0);
+  for (int64_t k = 0; k < size; ++k) {
+    const scalar_t* row = in + k * inner;
+    for (int64_t i = 0; i < inner; ++i) max[i] = cpu::math::max_propagate_nan(max[i], cpu::convert<double>(row[i]));
+  }
+  for (int64_t k = 0; k < size; ++k) {
+    const scalar_t* row = in + k * inner;
+    scalar_t* out_row = out + k * inner;
+    for (int64_t i = 0; i < inner; ++i) {
+      const T e = std::exp(cpu::convert<T>(row[i]) - T(max[i]));
+      sum[i] += e;
+      if constexpr (!kLog) out_row[i] = cpu::convert<scalar_t>(e);
+    }
+  }
+  for (int64_t k = 0; k < size; ++k) {
+    const scalar_t* row = in + k * inner;
+    scalar_t* out_row = out + k * inner;
+    for (int64_t i = 0; i < inner; ++i) {
+      if constexpr (kLog) {
+        out_row[i] = cpu::convert<scalar_t>(cpu::convert<T>(row[i]) - T(max[i]) - T(std::log(sum[i])));
+      } else {
+        out_row[i] = cpu::convert<scalar_t>(cpu::convert<T>(out_row[i]) * T(1.0 / sum[i]));
+      }
+    }
+  }
+}
+
+// The contiguous-row case (softmax over the last dim): one pass for the max, one for the sum.
+template <bool kLog, typename scalar_t>
+void softmax_row(const scalar_t* in, scalar_t* out, int64_t size) {
+  using T = opmath_t<scalar_t>;
+  T max = -std::numeric_limits<T>::infinity();
+  for (int64_t k = 0; k < size; ++k) max = cpu::math::max_propagate_nan(max, cpu::convert<T>(in[k]));
+  double sum = 0;
+  for (int64_t k = 0; k < size; ++k) {
+    const T e = std::exp(cpu::convert<T>(in[k]) - max);
+    sum += e;
+    if constexpr (!kLog) out[k] = cpu::convert<scalar_t>(e);
+  }
+  if constexpr (kLog) {
+    const T shift = max + T(std::log(sum));
+    for (int64_t k = 0; k < size; ++k) out[k] = cpu::convert<scalar_t>(cpu::convert<T>(in[k]) - shift);
+  } else {
+    const T scale = T(1.0 / sum);
+    for (int64_t k = 0; k < size; ++k) out[k] = cpu::convert<scalar_t>(cpu::convert<T>(out[k]) * scale);
+  }
+}
+
+template <bool kLog>
+void softmax_forward(const char* op, const Tensor& self, int64_t dim, bool half_to_float, const Tensor& out) {
+  TG_CHECK_NOT_IMPLEMENTED(!half_to_float, "[", op, "] half_to_float=true (float16 in, float32 out) is not "
+                           "supported on the CPU; convert the input with .to(kFloat) first");
+  const cpu::DimBlocks b = cpu::blocks_around(self.sizes(), maybe_wrap_dim(dim, self.dim(), op));
+  if (self.numel() == 0) return;
+  TG_DISPATCH_FLOATING_TYPES(out.scalar_type(), op, [&] {
+    const Tensor input = cpu::contiguous_as(self, out.scalar_type());
+    const scalar_t* in = input.data_ptr<scalar_t>();
+    scalar_t* dst = out.data_ptr<scalar_t>();
+    const int64_t block = b.size * b.inner;
+    if (b.inner == 1) {
+      for (int64_t o = 0; o < b.outer; ++o) softmax_row<kLog>(in + o * block, dst + o * block, b.size);
+      return;
+    }
+    std::vector<double> max, sum;
+    for (int64_t o = 0; o < b.outer; ++o) {
+      softmax_block<kLog>(in + o * block, dst + o * block, b.size, b.inner, max, sum);
+    }
+  });
+}
+
+// gx = y * (g - dot) for softmax, g - exp(y) * dot for log_softmax, where dot is
+// sum(g * y), resp. sum(g), along the dim.
+template <bool kLog>
+void softmax_backward(const char* op, const Tensor& grad_output, const Tensor& output, int64_t dim,
+                      const Tensor& grad_input) {
+  const cpu::DimBlocks b = cpu::blocks_around(output.sizes(), maybe_wrap_dim(dim, output.dim(), op));
+  if (output.numel() == 0) return;
+  TG_DISPATCH_FLOATING_TYPES(grad_input.scalar_type(), op, [&] {
+    using T = opmath_t<scalar_t>;
+    const Tensor g_t = cpu::contiguous_as(grad_output, grad_input.scalar_type());
+    const Tensor y_t = cpu::contiguous_as(output, grad_input.scalar_type());
+    const scalar_t* g = g_t.data_ptr<scalar_t>();
+    const scalar_t* y = y_t.data_ptr<scalar_t>();
+    scalar_t* gx = grad_input.data_ptr<scalar_t>();
+    std::vector<double> dot(static_cast<size_t>(b.inner));
+    for (int64_t o = 0; o < b.outer; ++o) {
+      const int64_t base = o * b.size * b.inner;
+      std::fill(dot.begin(), dot.end(), 0.0);
+      for (int64_t k = 0; k < b.size; ++k) {
+        const int64_t at = base + k * b.inner;
+        for (int64_t i = 0; i < b.inner; ++i) {
+          const T gi = cpu::convert<T>(g[at + i]);
+          dot[i] += kLog ? gi : gi * cpu::convert<T>(y[at + i]);
+        }
+      }
+      for (int64_t k = 0; k < b.size; ++k) {
+        const int64_t at = base + k * b.inner;
+        for (int64_t i = 0; i < b.inner; ++i) {
+          const T gi = cpu::convert<T>(g[at + i]), yi = cpu::convert<T>(y[at + i]), d = T(dot[i]);
+          gx[at + i] = cpu::convert<scalar_t>(kLog ? gi - std::exp(yi) * d : yi * (gi - d));
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void native::softmax_out_cpu(const Tensor& self, int64_t dim, bool half_to_float, const Tensor& out) {
+  softmax_forward<false>("softmax", self, dim, half_to_float, out);
+}
+
+void native::log_softmax_out_cpu(const Tensor& self, int64_t dim, bool half_to_float, const Tensor& out) {
+  softmax_forward<true>("log_softmax", self, dim, half_to_float, out);
+}
+
+void native::softmax_backward_data_out_cpu(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                                           ScalarType /*input_dtype*/, const Tensor& grad_input) {
+  softmax_backward<false>("softmax_backward", grad_output, output, dim, grad_input);
+}
+
+void native::log_softmax_backward_data_out_cpu(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                                               ScalarType /*input_dtype*/, const Tensor& grad_input) {
+  softmax_backward<true>("log_softmax_backward", grad_output, output, dim, grad_input);
+}
+
+}  // namespace tg

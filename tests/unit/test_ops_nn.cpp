@@ -1,0 +1,184 @@
+// Checks of the neural-network operators that the generated conformance tests do not make:
+// values against hand computations (cross_entropy with weights, ignored targets and label
+// smoothing, softmax at extreme values, layer_norm), the seeded reproducibility of dropout,
+// and the errors for bad targets, shapes and dims.
+#include <cmath>
+#include <vector>
+
+#include "ops_test_helpers.h"
+
+using namespace ops_test;
+using tg::Tensor;
+
+namespace {
+
+// -log_softmax(row)[k], computed directly.
+double nll_of(const Values& row, size_t k) {
+  double total = 0;
+  for (double v : row) total += std::exp(v);
+  return std::log(total) - row[k];
+}
+
+void check_close(const Values& actual, const Values& expected, double tolerance = 1e-6) {
+  REQUIRE(actual.size() == expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) CHECK(actual[i] == doctest::Approx(expected[i]).epsilon(tolerance));
+}
+
+}  // namespace
+
+TEST_CASE("ops_nn: cross_entropy against a hand computation") {
+  const std::vector<Values> rows = {{1, 2, 3}, {1, 0, -1}, {0.5, -2, 4}, {2, 2, 2}};
+  const Tensor logits = make({1, 2, 3, 1, 0, -1, 0.5, -2, 4, 2, 2, 2}, {4, 3}, tg::kDouble);
+  const Tensor target = make({2, 0, 1, 1}, {4}, tg::kLong);
+  const Values w = {0.5, 1.0, 2.0};
+  const Tensor weight = make(w, {3}, tg::kDouble);
+
+  Values per_row;
+  for (size_t i = 0; i < rows.size(); ++i) per_row.push_back(nll_of(rows[i], static_cast<size_t>(values(target)[i])));
+  check_close(values(tg::cross_entropy_loss(logits, target, std::nullopt, tg::Reduction::None)), per_row);
+  check_close(values(tg::cross_entropy_loss(logits, target)), {(per_row[0] + per_row[1] + per_row[2] + per_row[3]) / 4});
+
+  // Weighted mean divides by the weights of the targets; ignored targets (class 1 here) drop out.
+  const double weighted = w[2] * per_row[0] + w[0] * per_row[1];
+  check_close(values(tg::cross_entropy_loss(logits, target, weight, tg::Reduction::Mean, /*ignore_index=*/1)),
+              {weighted / (w[2] + w[0])});
+  check_close(values(tg::cross_entropy_loss(logits, target, weight, tg::Reduction::Sum, 1)), {weighted});
+
+  // Label smoothing s: (1 - s) nll + s / C * sum_c -log_softmax_c, per row, then the mean.
+  const double s = 0.3;
+  double smoothed = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    double uniform = 0;
+    for (size_t c = 0; c < 3; ++c) uniform += nll_of(rows[i], c);
+    smoothed += (1 - s) * per_row[i] + s / 3 * uniform;
+  }
+  check_close(values(tg::cross_entropy_loss(logits, target, std::nullopt, tg::Reduction::Mean, -100, s)),
+              {smoothed / 4});
+
+  // Class probabilities: a one-hot target gives the index loss.
+  const Tensor one_hot = make({0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 1, 0}, {4, 3}, tg::kDouble);
+  check_close(values(tg::cross_entropy_loss(logits, one_hot, std::nullopt, tg::Reduction::None)), per_row);
+
+  // [N, C, d] inputs: the class dim is dim 1.
+  const Tensor spatial = logits.view({2, 2, 3}).transpose(1, 2);  // [2, 3, 2], rows of the classes
+  const Tensor spatial_target = target.view({2, 2});
+  check_close(values(tg::cross_entropy_loss(spatial, spatial_target, std::nullopt, tg::Reduction::None)), per_row);
+}
+
+TEST_CASE("ops_nn: nll_loss and cross_entropy reject bad targets and shapes") {
+  const Tensor input = tg::zeros({4, 3});
+  CHECK(contains(thrown<tg::IndexError>([&] { tg::nll_loss(input, make({0, 1, 3, 2}, {4}, tg::kLong)); }),
+                 "[nll_loss] target 3 is out of bounds"));
+  CHECK(contains(thrown<tg::IndexError>([&] { tg::nll_loss(input, make({0, -1, 1, 2}, {4}, tg::kLong)); }),
+                 "target -1 is out of bounds"));
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::nll_loss(input, make({0, 1}, {2}, tg::kLong)); }),
+                 "expected input batch size (4) to match target batch size (2)"));
+  CHECK(contains(thrown<tg::TypeError>([&] { tg::nll_loss(input, tg::zeros({4})); }),
+                 "expected target of class indices of dtype int64, got float32"));
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::nll_loss(input, make({0, 1, 1, 2}, {4}, tg::kLong), tg::ones({4})); }),
+                 "weight tensor should be defined either for all 3 classes"));
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::nll_loss(input, make({0, 1, 1, 2}, {4}, tg::kLong), {}, 3); }),
+                 "reduction must be 0 (None), 1 (Mean) or 2 (Sum), got 3"));
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::cross_entropy_loss(input, make({0, 1, 1, 2}, {4}, tg::kLong), {},
+                                                                     tg::Reduction::Mean, -100, 1.5); }),
+                 "label_smoothing must be between 0.0 and 1.0, got 1.5"));
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::nll_loss(tg::zeros({2, 3, 4}), make({0, 1}, {2}, tg::kLong)); }),
+                 "expected target of shape [2, 4] for input of shape [2, 3, 4], got [2]"));
+  // Every target ignored: the mean over no targets is NaN, as in PyTorch.
+  CHECK(std::isnan(values(tg::nll_loss(input, make({1, 1, 1, 1}, {4}, tg::kLong), {}, tg::Reduction::Mean, 1))[0]));
+}
+
+TEST_CASE("ops_nn: softmax and log_softmax are stable at extreme values") {
+  const Tensor x = make({1000, 1001, 1002, -1000, -1000, -1000}, {2, 3}, tg::kDouble);
+  const double e1 = std::exp(-1.0), e2 = std::exp(-2.0), total = 1 + e1 + e2;
+  check_close(values(tg::softmax(x, 1)), {e2 / total, e1 / total, 1 / total, 1.0 / 3, 1.0 / 3, 1.0 / 3});
+  check_close(values(tg::log_softmax(x, -1)),
+              {-2 - std::log(total), -1 - std::log(total), -std::log(total), -std::log(3.0), -std::log(3.0),
+               -std::log(3.0)});
+  // Along dim 0 of a non-contiguous input, and in float with a dtype argument.
+  const Tensor xt = x.t();  // [3, 2]
+  check_close(values(tg::softmax(xt, 0)), values(tg::softmax(x, 1).t()));
+  CHECK(tg::softmax(make({1, 2}, {2}, tg::kFloat), 0, tg::kDouble).scalar_type() == tg::kDouble);
+  CHECK(contains(thrown<tg::IndexError>([&] { tg::softmax(x, 2); }), "dimension out of range"));
+  CHECK(contains(thrown<tg::NotImplementedError>([&] { tg::softmax(make({1, 2}, {2}, tg::kLong), 0); }),
+                 "not implemented for 'int64'"));
+}
+
+TEST_CASE("ops_nn: layer_norm against a hand computation") {
+  const Values row = {1, 2, 4, 9};
+  const double mean = 4, var = (9 + 4 + 0 + 25) / 4.0, eps = 1e-5;
+  const Tensor x = make(row, {1, 4}, tg::kDouble);
+  const Tensor weight = make({1, 2, 3, 4}, {4}, tg::kDouble), bias = make({0, 1, 0, -1}, {4}, tg::kDouble);
+  Values expected;
+  for (size_t j = 0; j < 4; ++j) {
+    expected.push_back((row[j] - mean) / std::sqrt(var + eps) * values(weight)[j] + values(bias)[j]);
+  }
+  check_close(values(tg::layer_norm(x, {4}, weight, bias)), expected);
+  auto [out, saved_mean, rstd] = tg::native_layer_norm(x, {4}, weight, bias, eps);
+  CHECK(shape(saved_mean) == Ints{1, 1});
+  check_close(values(saved_mean), {mean});
+  check_close(values(rstd), {1 / std::sqrt(var + eps)});
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::layer_norm(x, {3}); }),
+                 "given normalized_shape=[3], expected input with shape [*[3]], but got input of size [1, 4]"));
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::layer_norm(x, {4}, tg::ones({3})); }),
+                 "expected weight to be of same shape as normalized_shape"));
+}
+
+TEST_CASE("ops_nn: dropout is reproducible under tg::manual_seed") {
+  const Tensor x = tg::ones({100, 100});
+  tg::manual_seed(42);
+  const Tensor a = tg::dropout(x, 0.3, true);
+  tg::manual_seed(42);
+  const Tensor b = tg::dropout(x, 0.3, true);
+  CHECK(values(a) == values(b));
+  const Tensor c = tg::dropout(x, 0.3, true);  // the generator moved on
+  CHECK(values(a) != values(c));
+
+  // Kept elements are scaled by 1 / (1 - p); about 1 - p of them are kept.
+  size_t kept = 0;
+  for (double v : values(a)) {
+    if (v != 0) {
+      CHECK(v == doctest::Approx(1 / 0.7));
+      ++kept;
+    }
+  }
+  CHECK(static_cast<double>(kept) / 10000 == doctest::Approx(0.7).epsilon(0.05));
+
+  // The mask native_dropout returns is the one backward uses.
+  tg::manual_seed(7);
+  const Tensor leaf = tg::ones({50}).requires_grad_();
+  auto [out, mask] = tg::native_dropout(leaf, 0.5, true);
+  out.sum().backward();
+  CHECK(values(leaf.grad()) == values(mask.to(tg::kFloat) * 2));
+
+  CHECK(values(tg::dropout(x, 0.3, false)) == values(x));
+  CHECK(values(tg::dropout(x, 1.0, true)) == values(tg::zeros({100, 100})));
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::dropout(x, 1.5, true); }),
+                 "dropout probability has to be between 0 and 1, but got 1.5"));
+}
+
+TEST_CASE("ops_nn: embedding rows, padding_idx and frequency scaling") {
+  const Tensor weight = tg::arange(10, tg::kDouble).view({5, 2}).requires_grad_();
+  const Tensor indices = make({4, 0, 4, 2}, {2, 2}, tg::kLong);
+  const Tensor rows = tg::embedding(weight, indices, /*padding_idx=*/0, /*scale_grad_by_freq=*/true);
+  CHECK(shape(rows) == Ints{2, 2, 2});
+  CHECK(values(rows) == Values{8, 9, 0, 1, 8, 9, 4, 5});
+  rows.sum().backward();
+  // Row 4 occurs twice and is scaled by 1/2; row 0 is padding and gets nothing.
+  CHECK(values(weight.grad()) == Values{0, 0, 0, 0, 1, 1, 0, 0, 1, 1});
+  CHECK(contains(thrown<tg::IndexError>([&] { tg::embedding(weight, make({5}, {1}, tg::kLong)); }),
+                 "index 5 is out of range for a dim of size 5"));
+  CHECK(contains(thrown<tg::TypeError>([&] { tg::embedding(weight, tg::zeros({2})); }),
+                 "expected indices of dtype int64 or int32, got float32"));
+}
+
+TEST_CASE("ops_nn: gelu and silu values") {
+  const Tensor x = make({-1, 0, 2}, {3}, tg::kDouble);
+  const double phi_minus1 = 0.15865525393145707, phi_2 = 0.9772498680518208;  // Phi(-1), Phi(2)
+  check_close(values(tg::gelu(x)), {-phi_minus1, 0, 2 * phi_2});
+  const double u = 0.7978845608028654 * (2 + 0.044715 * 8);
+  CHECK(values(tg::gelu(x, "tanh"))[2] == doctest::Approx(0.5 * 2 * (1 + std::tanh(u))));
+  check_close(values(tg::silu(x)), {-1 / (1 + std::exp(1.0)), 0, 2 / (1 + std::exp(-2.0))});
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::gelu(x, "fast"); }),
+                 "approximate argument must be either 'none' or 'tanh', got 'fast'"));
+}
