@@ -17,6 +17,11 @@ std::vector<PlannedOperator>& planned() {
   return ops;
 }
 
+std::string& report_path() {
+  static std::string path;
+  return path;
+}
+
 std::string& cuda_skip_reason() {
   static std::string reason;
   return reason;
@@ -33,7 +38,7 @@ std::pair<std::string, std::string> split_case_name(const std::string& name) {
 
 void write_report(const std::map<std::pair<std::string, std::string>, Result>& results) {
   const char* env = std::getenv("TG_CONFORMANCE_REPORT");
-  const std::string path = env && *env ? env : "conformance-report.md";
+  const std::string path = !report_path().empty() ? report_path() : env && *env ? env : "conformance-report.md";
   std::vector<PlannedOperator> ops = planned();
   std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
 
@@ -77,7 +82,7 @@ void write_report(const std::map<std::pair<std::string, std::string>, Result>& r
 
   std::ofstream out(path);
   out << "# Conformance report\n\n"
-      << "Written by `meson test --suite conformance` (see docs/conformance.md for how to read it).\n"
+      << "Written by the build and by `meson test --suite conformance` (docs/conformance.md says how to read it).\n"
       << ops.size() << " overloads: " << passed << " checks passed, " << failed << " failed, " << skipped
       << " skipped, " << not_run << " not run in this invocation, " << not_applicable << " not applicable.\n\n"
       << "`pass` and `**FAIL**` are this run's results; `skip` has its reason below; `—` means the check does not "
@@ -136,6 +141,8 @@ const std::vector<std::string>& check_names() {
                                                  "gradgradcheck", "forward_ad", "cpu_cuda",   "errors"};
   return names;
 }
+
+void set_report_path(std::string path) { report_path() = std::move(path); }
 
 void set_cuda_skip_reason(std::string reason) { cuda_skip_reason() = std::move(reason); }
 

@@ -27,6 +27,9 @@ bool plan(PlannedOperator op);
 // The check names, in report column order.
 const std::vector<std::string>& check_names();
 
+// Where the report goes (else $TG_CONFORMANCE_REPORT, else ./conformance-report.md).
+void set_report_path(std::string path);
+
 // Why the cpu_cuda cases did not run in this process, or empty when they did.
 void set_cuda_skip_reason(std::string reason);
 
