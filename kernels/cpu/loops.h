@@ -19,6 +19,7 @@
 #include "core/tensor.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
+#include "cpu/parallel.h"
 #include "cpu/strided_loop.h"
 #include "dtype_dispatch.h"
 #include "shape_utils.h"
@@ -126,8 +127,9 @@ bool elementwise_contiguous(const Op& op, const Tensor& out, const std::array<Te
   R* dst = static_cast<R*>(out.data_ptr());
   [[maybe_unused]] const auto src = std::make_tuple(
       static_cast<const std::tuple_element_t<I, typename Traits::args>*>(inputs[I].data_ptr())...);
-  const int64_t n = out.numel();
-  for (int64_t j = 0; j < n; ++j) dst[j] = op(std::get<I>(src)[j]...);
+  parallel_for(out.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t j = begin; j < end; ++j) dst[j] = op(std::get<I>(src)[j]...);
+  });
   return true;
 }
 

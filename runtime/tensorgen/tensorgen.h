@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/generator.h"
 #include "core/ivalue.h"
+#include "core/parallel.h"
 #include "core/scalar.h"
 #include "core/scalar_type.h"
 #include "core/tensor.h"

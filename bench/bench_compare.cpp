@@ -1,0 +1,89 @@
+// tensorgen against LibTorch, in one run: every figure as `name value unit`, LibTorch's
+// (when built with it) as `libtorch.name value unit`, then a ratio table. The two are timed
+// alternately, batch by batch, and each keeps its best batch, so that a disturbance of the
+// machine hits both alike. `triad_GBps` is a plain C++ loop: the machine's memory limit.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "bench_cases.h"
+#include "bench_figures.h"
+#include "bench_util.h"
+
+namespace {
+
+constexpr int kRounds = 7;
+
+double seconds_per_call(const bench::Case& c) {
+  const auto start = std::chrono::steady_clock::now();
+  for (long i = 0; i < c.iterations; ++i) c.run();
+  const auto stop = std::chrono::steady_clock::now();
+  return std::chrono::duration<double>(stop - start).count() / static_cast<double>(c.iterations);
+}
+
+// a[i] = b[i] + s * c[i] over 16M floats, with `threads` OpenMP threads.
+double triad_gbps(int threads) {
+  const int64_t n = bench::figures::k16M;
+  std::vector<float> a(n), b(n, 1.0f), c(n, 2.0f);
+  double best = 1e300;
+  for (int r = 0; r < kRounds; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t i = 0; i < n; ++i) a[i] = b[i] + 3.0f * c[i];
+    const auto stop = std::chrono::steady_clock::now();
+    best = std::min(best, std::chrono::duration<double>(stop - start).count());
+    bench::do_not_optimize(a[n / 2]);
+  }
+  return bench::figures::gbps(3.0 * 4 * n, best);
+}
+
+}  // namespace
+
+int main() {
+  std::vector<bench::Case> ours = bench::tensorgen_cases();
+  std::vector<bench::Case> peer = bench::libtorch_cases();
+  std::map<std::string, const bench::Case*> peer_by_name;
+  for (const auto& c : peer) peer_by_name[c.name] = &c;
+
+  struct Row {
+    std::string name, unit;
+    double ours, peer;
+    bool has_peer, lower_is_better;
+  };
+  std::vector<Row> rows;
+  for (const bench::Case& c : ours) {
+    const bench::Case* p = peer_by_name.count(c.name) ? peer_by_name[c.name] : nullptr;
+    bench::tensorgen_set_threads(c.threads);
+    if (p) bench::libtorch_set_threads(p->threads);
+    c.run();  // warm up both
+    if (p) p->run();
+    double best_ours = 1e300, best_peer = 1e300;
+    for (int r = 0; r < kRounds; ++r) {
+      best_ours = std::min(best_ours, seconds_per_call(c));
+      if (p) best_peer = std::min(best_peer, seconds_per_call(*p));
+    }
+    Row row{c.name, c.unit, c.figure(best_ours), p ? p->figure(best_peer) : 0.0, p != nullptr, c.lower_is_better};
+    bench::report(row.name, row.ours, row.unit);
+    if (p) bench::report("libtorch." + row.name, row.peer, row.unit);
+    std::fflush(stdout);
+    rows.push_back(row);
+  }
+  bench::tensorgen_set_threads(1);
+  bench::report("triad_GBps", triad_gbps(2), "GBps");
+  bench::report("triad_1t_GBps", triad_gbps(1), "GBps");
+
+  if (!peer.empty()) {
+    std::printf("\n%-24s %12s %12s %8s  %s\n", "figure", "tensorgen", "libtorch", "ratio", "(ratio > 1: tensorgen better)");
+    for (const Row& row : rows) {
+      if (!row.has_peer) continue;
+      const double ratio = row.lower_is_better ? row.peer / row.ours : row.ours / row.peer;
+      std::printf("%-24s %12.2f %12.2f %8.2f  %s\n", row.name.c_str(), row.ours, row.peer, ratio, row.unit.c_str());
+    }
+  } else {
+    std::printf("\n(LibTorch not found at build time: install Debian's libtorch-dev and reconfigure for the peer figures)\n");
+  }
+  return 0;
+}
