@@ -17,18 +17,26 @@ namespace tg {
 
 namespace {
 
-// Pairwise summation: the rounding error grows with log(n) rather than n.
+// Cascade summation: blocks of kBlock elements are summed in 16 independent lanes of the
+// input's own type (which the compiler vectorises; a block is short enough that its rounding
+// stays at a few ulps), and block totals are combined pairwise in Acc, so the error grows
+// with log(n) rather than n.
 template <typename Acc, typename In>
 Acc pairwise_sum(const In* x, int64_t n) {
-  constexpr int64_t kBlock = 128;
+  constexpr int64_t kBlock = 256;
+  constexpr int kLanes = 16;
   if (n <= kBlock) {
-    Acc partial[4] = {0, 0, 0, 0};
+    In lanes[kLanes] = {};
     int64_t j = 0;
-    for (; j + 4 <= n; j += 4) {
-      for (int64_t k = 0; k < 4; ++k) partial[k] += static_cast<Acc>(x[j + k]);
+    for (; j + kLanes <= n; j += kLanes) {
+      for (int k = 0; k < kLanes; ++k) lanes[k] += x[j + k];
     }
-    for (; j < n; ++j) partial[0] += static_cast<Acc>(x[j]);
-    return (partial[0] + partial[1]) + (partial[2] + partial[3]);
+    Acc total = 0;
+    for (; j < n; ++j) total += static_cast<Acc>(x[j]);
+    for (int width = kLanes / 2; width > 0; width /= 2) {  // fold the lanes pairwise too
+      for (int k = 0; k < width; ++k) lanes[k] += lanes[k + width];
+    }
+    return total + static_cast<Acc>(lanes[0]);
   }
   const int64_t half = (n / 2 + kBlock - 1) / kBlock * kBlock;
   return pairwise_sum<Acc>(x, half) + pairwise_sum<Acc>(x + half, n - half);
