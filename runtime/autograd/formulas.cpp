@@ -44,17 +44,28 @@ Tensor permute_backwards(const Tensor& grad, IntArrayRef dims) {
   return grad.permute(inverse);
 }
 
+// select_backward and slice_backward scatter grad into zeros with index_add, which is
+// differentiable in grad: copying into a slice of zeros would not be (Note [Autograd key on
+// demand]: the zeros do not require grad, so the slice is not known as a view of them).
 Tensor select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t index) {
-  Tensor grad_input = tg::zeros(input_sizes, grad.options());
-  grad_input.select(dim, index).copy_(grad);
-  return grad_input;
+  dim = maybe_wrap_dim(dim, static_cast<int64_t>(input_sizes.size()), "select");
+  const int64_t size = input_sizes.empty() ? 1 : input_sizes[static_cast<size_t>(dim)];
+  Tensor position = tg::full({1}, index < 0 ? index + size : index, TensorOptions().dtype(kLong).device(grad.device()));
+  return tg::zeros(input_sizes, grad.options()).index_add(dim, position, grad.unsqueeze(dim));
 }
 
 Tensor slice_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, std::optional<int64_t> start,
                       std::optional<int64_t> end, int64_t step) {
-  Tensor grad_input = tg::zeros(input_sizes, grad.options());
-  grad_input.slice(dim, start, end, step).copy_(grad);
-  return grad_input;
+  dim = maybe_wrap_dim(dim, static_cast<int64_t>(input_sizes.size()), "slice");
+  const int64_t size = input_sizes[static_cast<size_t>(dim)];
+  // The positions slice took: Python's bounds, clamped to [0, size], as the slice kernel does.
+  int64_t first = start.value_or(0), last = end.value_or(size);
+  if (first < 0) first += size;
+  if (last < 0) last += size;
+  first = std::clamp<int64_t>(first, 0, size);
+  last = std::clamp<int64_t>(last, first, size);
+  Tensor positions = tg::arange(first, last, step, TensorOptions().dtype(kLong).device(grad.device()));
+  return tg::zeros(input_sizes, grad.options()).index_add(dim, positions, grad);
 }
 
 Tensor abs_backward(const Tensor& grad, const Tensor& self) {
@@ -146,13 +157,7 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const
   dim = maybe_wrap_dim(dim, ndim, "max");
   Tensor g = keepdim ? grad : grad.unsqueeze(dim);
   Tensor idx = keepdim ? indices : indices.unsqueeze(dim);
-  // One-hot over `dim`: position i along dim receives the gradient where i == index.
-  std::vector<int64_t> positions_shape(static_cast<size_t>(ndim), 1);
-  positions_shape[static_cast<size_t>(dim)] = input_sizes[static_cast<size_t>(dim)];
-  Tensor positions = tg::arange(input_sizes[static_cast<size_t>(dim)], TensorOptions().dtype(kLong).device(grad.device()))
-                         .view(positions_shape);
-  Tensor selected = (positions == idx).to(grad.scalar_type());
-  return selected * g;
+  return tg::zeros(input_sizes, grad.options()).scatter_add(dim, idx, g);
 }
 
 }  // namespace tg::autograd

@@ -41,7 +41,8 @@ Tensor mean_backward(const Tensor& grad, IntArrayRef input_sizes, OptionalIntArr
 // amax/amin: the gradient is shared evenly among the elements equal to the extremum.
 Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
 Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
-// max.dim: the gradient goes to the element each index selected.
+// max.dim, topk: the gradient goes to the elements the indices selected (any number per
+// slice along dim).
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices,
                                           IntArrayRef input_sizes, bool keepdim);
 
@@ -77,6 +78,23 @@ Tensor embedding_dense_double_backward(const Tensor& grad, const Tensor& indices
 // The factor native_dropout scaled kept elements by: 1 / (1 - p) when training (0 for p = 1).
 double dropout_scale(double p, std::optional<bool> train);
 Tensor index_select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index);
+Tensor gather_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index, bool sparse_grad);
+// scatter_add reads src only where index reaches: the gradient is grad gathered there, zero
+// over the rest of src.
+Tensor scatter_add_src_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes);
+Tensor masked_fill_value_backward(const Tensor& grad, const Tensor& mask);
+// The pieces of grad that cat (stack) made of each input, one per element of the list; a
+// legacy empty input (shape [0]) gets an empty gradient.
+std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes,
+                                         const std::vector<ScalarType>& dtypes, int64_t dim);
+std::vector<Tensor> stack_tensors_backward(const Tensor& grad, int64_t dim, const std::vector<ScalarType>& dtypes);
+// d var / dx = 2 (x - mean) / (N - correction), spread over the reduced dims.
+Tensor var_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim,
+                    const std::optional<Scalar>& correction, bool keepdim);
+Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim,
+                    const std::optional<Scalar>& correction, bool keepdim);
+// The sum of grad from each position to the end of dim (cumsum reversed).
+Tensor cumsum_backward(const Tensor& grad, int64_t dim);
 Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef source_sizes);
 
 }  // namespace tg::autograd

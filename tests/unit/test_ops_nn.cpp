@@ -1,7 +1,8 @@
 // Checks of the neural-network operators that the generated conformance tests do not make:
 // values against hand computations (cross_entropy with weights, ignored targets and label
-// smoothing, softmax at extreme values, layer_norm), the seeded reproducibility of dropout,
-// and the errors for bad targets, shapes and dims.
+// smoothing, softmax at extreme values, layer_norm, var), the seeded reproducibility of
+// dropout, gradients through Tensor[] inputs, views from split, and the errors for bad
+// targets, shapes and dims.
 #include <cmath>
 #include <vector>
 
@@ -181,4 +182,82 @@ TEST_CASE("ops_nn: gelu and silu values") {
   check_close(values(tg::silu(x)), {-1 / (1 + std::exp(1.0)), 0, 2 / (1 + std::exp(-2.0))});
   CHECK(contains(thrown<tg::ValueError>([&] { tg::gelu(x, "fast"); }),
                  "approximate argument must be either 'none' or 'tanh', got 'fast'"));
+}
+
+TEST_CASE("ops_nn: cat promotes, skips legacy empty tensors and sends one gradient per input") {
+  const Tensor a = make({1, 2, 3, 4}, {2, 2}, tg::kFloat);
+  const Tensor b = make({5, 6}, {2, 1}, tg::kLong);
+  const Tensor joined = tg::cat({a, b, tg::empty({0})}, 1);
+  CHECK(joined.scalar_type() == tg::kFloat);
+  CHECK(shape(joined) == Ints{2, 3});
+  CHECK(values(joined) == Values{1, 2, 5, 3, 4, 6});
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::cat({a, tg::zeros({3, 2})}, 1); }),
+                 "[cat] sizes of tensors must match except in dimension 1. Expected size 2 but got size 3 for "
+                 "tensor number 1 in the list"));
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::cat({a, tg::zeros({})}); }),
+                 "zero-dimensional tensor (at position 1) cannot be concatenated"));
+  // An empty list has no tensor to dispatch on: the dispatcher says so.
+  CHECK(contains(thrown<tg::Error>([&] { tg::cat(std::vector<Tensor>{}); }), "[tg::cat] nothing to dispatch on"));
+
+  // Gradients flow to the elements that require grad, each of its own shape.
+  const Tensor x = tg::ones({2, 2}).requires_grad_(), y = tg::ones({1, 2}).requires_grad_();
+  const Tensor weights = make({1, 2, 3, 4, 5, 6, 7, 8}, {4, 2});
+  (tg::cat({x, tg::zeros({1, 2}), y}, 0) * weights).sum().backward();
+  CHECK(values(x.grad()) == Values{1, 2, 3, 4});
+  CHECK(values(y.grad()) == Values{7, 8});
+  const Tensor s = tg::ones({3}).requires_grad_();
+  (tg::stack({s, s * 2}, 1) * make({1, 2, 3, 4, 5, 6}, {3, 2})).sum().backward();
+  CHECK(values(s.grad()) == Values{1 + 2 * 2, 3 + 4 * 2, 5 + 6 * 2});
+}
+
+TEST_CASE("ops_nn: split and chunk give views of self") {
+  const Tensor x = tg::arange(10, tg::kFloat).view({5, 2});
+  const std::vector<Tensor> pieces = x.split(2);
+  REQUIRE(pieces.size() == 3);
+  CHECK(shape(pieces[2]) == Ints{1, 2});
+  pieces[1].fill_(-1);  // writes through to x
+  CHECK(values(x) == Values{0, 1, 2, 3, -1, -1, -1, -1, 8, 9});
+  CHECK(x.chunk(4).size() == 3);  // pieces of ceil(5 / 4) = 2
+  CHECK(contains(thrown<tg::ValueError>([&] { x.split_with_sizes({2, 2}); }),
+                 "expects split_sizes to sum exactly to 5"));
+}
+
+TEST_CASE("ops_nn: topk orders NaN first and keeps ties in index order") {
+  const double nan = std::nan("");
+  const Tensor x = make({3, nan, 1, 3, 2}, {5}, tg::kDouble);
+  auto [values_top, indices_top] = tg::topk(x, 3);
+  CHECK(std::isnan(values(values_top)[0]));
+  CHECK(values(indices_top) == Values{1, 0, 3});
+  auto [values_low, indices_low] = x.topk(2, 0, /*largest=*/false);
+  CHECK(values(values_low) == Values{1, 2});
+  CHECK(values(indices_low) == Values{2, 4});
+  CHECK(contains(thrown<tg::IndexError>([&] { tg::topk(x, 6); }), "selected index k out of range"));
+}
+
+TEST_CASE("ops_nn: var and std corrections") {
+  const Tensor x = make({1, 2, 3, 4, 10, 20, 30, 40}, {2, 4}, tg::kDouble);
+  // Row 0: mean 2.5, sum of squared deviations 5; row 1: mean 25, 500.
+  CHECK(values(x.var({1}, true)) == Values{5.0 / 3, 500.0 / 3});
+  CHECK(values(x.var({1}, false)) == Values{5.0 / 4, 500.0 / 4});
+  // As in LibTorch, a correction is a Scalar: a bare int would convert to var.dim's bool.
+  CHECK(values(tg::var(x, std::vector<int64_t>{1}, tg::Scalar(2))) == Values{2.5, 250});
+  check_close(values(tg::std(x, std::vector<int64_t>{1}, tg::Scalar(0), /*keepdim=*/true)),
+              {std::sqrt(1.25), std::sqrt(125.0)});
+  CHECK(std::isinf(values(tg::var(x, std::vector<int64_t>{1}, tg::Scalar(4)))[0]));  // divisor max(0, 4 - 4)
+  CHECK(contains(thrown<tg::TypeError>([&] { tg::var(tg::arange(4)); }), "only support floating point dtypes"));
+}
+
+TEST_CASE("ops_nn: gather, scatter_add, masked_fill, one_hot") {
+  const Tensor x = make({1, 2, 3, 4, 5, 6}, {2, 3});
+  const Tensor index = make({2, 0, 1, 1}, {2, 2}, tg::kLong);
+  CHECK(values(x.gather(1, index)) == Values{3, 1, 5, 5});
+  CHECK(values(tg::zeros({2, 3}).scatter_add(1, index, tg::ones({2, 2}))) == Values{1, 0, 1, 0, 2, 0});
+  CHECK(contains(thrown<tg::IndexError>([&] { x.gather(1, make({3}, {1, 1}, tg::kLong)); }),
+                 "[gather] index 3 is out of bounds for dimension 1 with size 3"));
+  CHECK(values(x.masked_fill(make({1, 0, 1}, {3}, tg::kBool), -1)) == Values{-1, 2, -1, -1, 5, -1});
+  CHECK(contains(thrown<tg::TypeError>([&] { x.masked_fill(tg::ones({3}), 0); }), "only supports boolean masks"));
+  CHECK(values(tg::one_hot(make({2, 0}, {2}, tg::kLong))) == Values{0, 0, 1, 1, 0, 0});
+  CHECK(shape(tg::one_hot(make({1}, {1}, tg::kLong), 4)) == Ints{1, 4});
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::one_hot(make({4}, {1}, tg::kLong), 3); }),
+                 "class values must be smaller than num_classes (3), got 4"));
 }
