@@ -7,6 +7,7 @@
 #include <optional>
 #include <string_view>
 #include <tuple>
+#include <vector>
 
 #include "autograd/node.h"
 #include "autograd/variable_type_utils.h"
@@ -95,6 +96,20 @@ Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self
                     const std::optional<Scalar>& correction, bool keepdim);
 // The sum of grad from each position to the end of dim (cumsum reversed).
 Tensor cumsum_backward(const Tensor& grad, int64_t dim);
+// A Tensor? argument's sizes, or None (convolution_backward's bias_sizes).
+std::optional<std::vector<int64_t>> optional_sizes(const Tensor& t);
+// im2col's adjoint: col2im back to the input's last two dims.
+Tensor im2col_backward(const Tensor& grad, IntArrayRef input_sizes, IntArrayRef kernel_size, IntArrayRef dilation,
+                       IntArrayRef padding, IntArrayRef stride);
+// The gradients of convolution_backward's (grad_input, grad_weight, grad_bias) with respect
+// to (grad_output, input, weight). See Note [Convolution double backward].
+std::tuple<Tensor, Tensor, Tensor> _convolution_double_backward(
+    const Tensor& grad_grad_input, const Tensor& grad_grad_weight, const Tensor& grad_grad_bias,
+    const Tensor& grad_output, const Tensor& weight, const Tensor& input, IntArrayRef stride, IntArrayRef padding,
+    IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups,
+    std::array<bool, 3> output_mask);
+// max_pool2d_with_indices_backward is linear in grad_output: its adjoint reads grad at the indices.
+Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices);
 Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef source_sizes);
 
 }  // namespace tg::autograd

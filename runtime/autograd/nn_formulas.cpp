@@ -259,4 +259,59 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
   return grad - grad.cumsum(dim) + grad.sum(IntArrayRef(dim), true);
 }
 
+std::optional<std::vector<int64_t>> optional_sizes(const Tensor& t) {
+  if (!t.defined()) return std::nullopt;
+  return t.sizes().vec();
+}
+
+Tensor im2col_backward(const Tensor& grad, IntArrayRef input_sizes, IntArrayRef kernel_size, IntArrayRef dilation,
+                       IntArrayRef padding, IntArrayRef stride) {
+  const std::vector<int64_t> image_size(input_sizes.end() - 2, input_sizes.end());
+  return tg::col2im(grad, image_size, kernel_size, dilation, padding, stride);
+}
+
+// Note [Convolution double backward]
+// out = conv(x, w) + b is bilinear in (x, w), so with incoming gradients a (of grad_input),
+// c (of grad_weight) and e (of grad_bias), and g the grad_output:
+//   d/dg = conv(a, w) + conv(x, c) + e           (the forward, applied to the perturbations)
+//   d/dx = grad_input of conv(x, c) at g          (from grad_weight = corr(x, g))
+//   d/dw = grad_weight of conv(a, w) at g         (from grad_input = conv^T(g, w))
+// each computed by convolution and convolution_backward, so itself differentiable.
+std::tuple<Tensor, Tensor, Tensor> _convolution_double_backward(
+    const Tensor& grad_grad_input, const Tensor& grad_grad_weight, const Tensor& grad_grad_bias,
+    const Tensor& grad_output, const Tensor& weight, const Tensor& input, IntArrayRef stride, IntArrayRef padding,
+    IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups,
+    std::array<bool, 3> output_mask) {
+  Tensor d_grad_output, d_input, d_weight;
+  if (output_mask[0]) {
+    if (grad_grad_input.defined()) {
+      d_grad_output = tg::convolution(grad_grad_input, weight, std::nullopt, stride, padding, dilation, transposed,
+                                      output_padding, groups);
+    }
+    if (grad_grad_weight.defined()) {
+      d_grad_output = add_defined(d_grad_output, tg::convolution(input, grad_grad_weight, std::nullopt, stride,
+                                                                 padding, dilation, transposed, output_padding, groups));
+    }
+    if (grad_grad_bias.defined()) {
+      std::vector<int64_t> bias_shape(static_cast<size_t>(grad_output.dim()), 1);
+      bias_shape[grad_output.dim() == 4 ? 1 : 0] = grad_grad_bias.numel();
+      d_grad_output = add_defined(d_grad_output, grad_grad_bias.view(bias_shape).expand(grad_output.sizes()));
+    }
+  }
+  if (output_mask[1] && grad_grad_weight.defined()) {
+    d_input = std::get<0>(tg::convolution_backward(grad_output, input, grad_grad_weight, std::nullopt, stride, padding,
+                                                   dilation, transposed, output_padding, groups, {true, false, false}));
+  }
+  if (output_mask[2] && grad_grad_input.defined()) {
+    d_weight = std::get<1>(tg::convolution_backward(grad_output, grad_grad_input, weight, std::nullopt, stride,
+                                                    padding, dilation, transposed, output_padding, groups,
+                                                    {false, true, false}));
+  }
+  return {d_grad_output, d_input, d_weight};
+}
+
+Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices) {
+  return grad.flatten(-2).gather(-1, indices.flatten(-2)).view(indices.sizes());
+}
+
 }  // namespace tg::autograd
