@@ -193,10 +193,17 @@ def default_value(t: SchemaType, text: str) -> str:
 # --- Names and signatures --------------------------------------------------------------
 
 
+# Operator names that, as the name of a generated type (ops::std), would hide a namespace
+# the generated code qualifies names with (std::optional): the type gets OP_SUFFIX.
+NAMESPACE_NAMES = frozenset({"std", "tg"})
+OP_SUFFIX = "_op"
+
+
 def overload_cpp_name(func: FunctionSchema) -> str:
-    """A C++ and Python identifier per overload: add_Tensor, add_out, add__Tensor, relu."""
+    """A C++ and Python identifier per overload: add_Tensor, add_out, add__Tensor, relu
+    (std_op for std, whose ops::std would hide namespace std)."""
     if not func.overload_name:
-        return func.base_name
+        return func.base_name + (OP_SUFFIX if func.base_name in NAMESPACE_NAMES else "")
     return f"{func.base_name}_{func.overload_name}"
 
 

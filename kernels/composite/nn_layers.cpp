@@ -1,5 +1,5 @@
 // The LibTorch-level layers over their kernels: layer_norm over native_layer_norm, embedding
-// over index_select, dropout over native_dropout.
+// over index_select, dropout over native_dropout, one_hot over scatter_add.
 #include "NativeFunctions.h"
 #include "tensorgen/ops.h"
 
@@ -32,6 +32,27 @@ Tensor dropout(const Tensor& input, double p, bool train) {
   TG_CHECK_VALUE(p >= 0.0 && p <= 1.0, "[dropout] dropout probability has to be between 0 and 1, but got ", p);
   if (!train || p == 0.0 || input.numel() == 0) return input;
   return std::get<0>(tg::native_dropout(input, p, train));
+}
+
+Tensor one_hot(const Tensor& self, int64_t num_classes) {
+  TG_CHECK_TYPE(self.scalar_type() == kLong, "[one_hot] one_hot is only applicable to index tensors of dtype int64, ",
+                "got ", self.scalar_type());
+  TG_CHECK_VALUE(num_classes >= -1, "[one_hot] num_classes should be -1 or a non-negative integer, got ", num_classes);
+  std::vector<int64_t> sizes = self.sizes().vec();
+  if (self.numel() == 0) {
+    TG_CHECK_VALUE(num_classes != -1, "[one_hot] can not infer the total number of classes from an empty tensor");
+    sizes.push_back(num_classes);
+    return tg::zeros(sizes, TensorOptions().dtype(kLong).device(self.device()));
+  }
+  const int64_t smallest = self.amin().item<int64_t>(), largest = self.amax().item<int64_t>();
+  TG_CHECK_VALUE(smallest >= 0, "[one_hot] class values must be non-negative, got ", smallest);
+  if (num_classes == -1) num_classes = largest + 1;
+  TG_CHECK_VALUE(largest < num_classes, "[one_hot] class values must be smaller than num_classes (", num_classes,
+                 "), got ", largest);
+  sizes.push_back(num_classes);
+  Tensor positions = self.unsqueeze(-1);
+  return tg::zeros(sizes, TensorOptions().dtype(kLong).device(self.device()))
+      .scatter_add(-1, positions, tg::ones_like(positions));
 }
 
 }  // namespace tg::native

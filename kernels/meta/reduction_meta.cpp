@@ -72,4 +72,26 @@ TensorMeta meta::argmax_out(const Tensor& self, std::optional<int64_t> dim, bool
   return TensorMeta{reduced_shape(self.sizes(), mask, keepdim), kLong};
 }
 
+namespace {
+
+// var and std: the reduced shape, in self's (floating) dtype.
+TensorMeta variance_meta(const char* op, const Tensor& self, OptionalIntArrayRef dim, bool keepdim) {
+  TG_CHECK_TYPE(is_floating_type(self.scalar_type()), "[", op, "] std and var only support floating point dtypes, ",
+                "got ", self.scalar_type());
+  const DimMask mask = make_dim_mask(dim, self.dim(), op);
+  return TensorMeta{reduced_shape(self.sizes(), mask, keepdim), self.scalar_type()};
+}
+
+}  // namespace
+
+TensorMeta meta::var_correction_out(const Tensor& self, OptionalIntArrayRef dim,
+                                    const std::optional<Scalar>& /*correction*/, bool keepdim) {
+  return variance_meta("var", self, dim, keepdim);
+}
+
+TensorMeta meta::std_correction_out(const Tensor& self, OptionalIntArrayRef dim,
+                                    const std::optional<Scalar>& /*correction*/, bool keepdim) {
+  return variance_meta("std", self, dim, keepdim);
+}
+
 }  // namespace tg

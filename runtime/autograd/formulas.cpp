@@ -133,13 +133,7 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const
   dim = maybe_wrap_dim(dim, ndim, "max");
   Tensor g = keepdim ? grad : grad.unsqueeze(dim);
   Tensor idx = keepdim ? indices : indices.unsqueeze(dim);
-  // One-hot over `dim`: position i along dim receives the gradient where i == index.
-  std::vector<int64_t> positions_shape(static_cast<size_t>(ndim), 1);
-  positions_shape[static_cast<size_t>(dim)] = input_sizes[static_cast<size_t>(dim)];
-  Tensor positions = tg::arange(input_sizes[static_cast<size_t>(dim)], TensorOptions().dtype(kLong).device(grad.device()))
-                         .view(positions_shape);
-  Tensor selected = (positions == idx).to(grad.scalar_type());
-  return selected * g;
+  return tg::zeros(input_sizes, grad.options()).scatter_add(dim, idx, g);
 }
 
 }  // namespace tg::autograd

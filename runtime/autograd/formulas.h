@@ -7,6 +7,7 @@
 #include <optional>
 #include <string_view>
 #include <tuple>
+#include <vector>
 
 #include "autograd/node.h"
 #include "autograd/variable_type_utils.h"
@@ -38,7 +39,8 @@ Tensor mean_backward(const Tensor& grad, IntArrayRef input_sizes, OptionalIntArr
 // amax/amin: the gradient is shared evenly among the elements equal to the extremum.
 Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
 Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
-// max.dim: the gradient goes to the element each index selected.
+// max.dim, topk: the gradient goes to the elements the indices selected (any number per
+// slice along dim).
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices,
                                           IntArrayRef input_sizes, bool keepdim);
 
@@ -74,6 +76,37 @@ Tensor embedding_dense_double_backward(const Tensor& grad, const Tensor& indices
 // The factor native_dropout scaled kept elements by: 1 / (1 - p) when training (0 for p = 1).
 double dropout_scale(double p, std::optional<bool> train);
 Tensor index_select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index);
+Tensor gather_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index, bool sparse_grad);
+// scatter_add reads src only where index reaches: the gradient is grad gathered there, zero
+// over the rest of src.
+Tensor scatter_add_src_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes);
+Tensor masked_fill_value_backward(const Tensor& grad, const Tensor& mask);
+// The pieces of grad that cat (stack) made of each input, one per element of the list; a
+// legacy empty input (shape [0]) gets an empty gradient.
+std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes,
+                                         const std::vector<ScalarType>& dtypes, int64_t dim);
+std::vector<Tensor> stack_tensors_backward(const Tensor& grad, int64_t dim, const std::vector<ScalarType>& dtypes);
+// d var / dx = 2 (x - mean) / (N - correction), spread over the reduced dims.
+Tensor var_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim,
+                    const std::optional<Scalar>& correction, bool keepdim);
+Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim,
+                    const std::optional<Scalar>& correction, bool keepdim);
+// The sum of grad from each position to the end of dim (cumsum reversed).
+Tensor cumsum_backward(const Tensor& grad, int64_t dim);
+// A Tensor? argument's sizes, or None (convolution_backward's bias_sizes).
+std::optional<std::vector<int64_t>> optional_sizes(const Tensor& t);
+// im2col's adjoint: col2im back to the input's last two dims.
+Tensor im2col_backward(const Tensor& grad, IntArrayRef input_sizes, IntArrayRef kernel_size, IntArrayRef dilation,
+                       IntArrayRef padding, IntArrayRef stride);
+// The gradients of convolution_backward's (grad_input, grad_weight, grad_bias) with respect
+// to (grad_output, input, weight). See Note [Convolution double backward].
+std::tuple<Tensor, Tensor, Tensor> _convolution_double_backward(
+    const Tensor& grad_grad_input, const Tensor& grad_grad_weight, const Tensor& grad_grad_bias,
+    const Tensor& grad_output, const Tensor& weight, const Tensor& input, IntArrayRef stride, IntArrayRef padding,
+    IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups,
+    std::array<bool, 3> output_mask);
+// max_pool2d_with_indices_backward is linear in grad_output: its adjoint reads grad at the indices.
+Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices);
 Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef source_sizes);
 
 }  // namespace tg::autograd

@@ -186,4 +186,132 @@ Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& 
   return grad.index_select(dim, index).reshape(source_sizes);
 }
 
+Tensor gather_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index, bool sparse_grad) {
+  TG_CHECK_NOT_IMPLEMENTED(!sparse_grad, "[gather] sparse_grad=True asks for a sparse gradient, and tensorgen has ",
+                           "no sparse tensors; use sparse_grad=False");
+  return tg::zeros(self_sizes, grad.options()).scatter_add(dim, index, grad);
+}
+
+Tensor scatter_add_src_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes) {
+  Tensor gathered = grad.gather(dim, index);
+  // Pad with zeros up to src's shape, one dim at a time (cat keeps it differentiable).
+  for (int64_t d = 0; d < gathered.dim(); ++d) {
+    const int64_t missing = src_sizes[static_cast<size_t>(d)] - gathered.size(d);
+    if (missing == 0) continue;
+    std::vector<int64_t> pad_sizes = gathered.sizes().vec();
+    pad_sizes[static_cast<size_t>(d)] = missing;
+    gathered = tg::cat(std::vector<Tensor>{gathered, tg::zeros(pad_sizes, gathered.options())}, d);
+  }
+  return gathered;
+}
+
+Tensor masked_fill_value_backward(const Tensor& grad, const Tensor& mask) {
+  return tg::where(mask, grad, tg::zeros_like(grad)).sum();
+}
+
+std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes,
+                                         const std::vector<ScalarType>& /*dtypes*/, int64_t dim) {
+  auto is_legacy_empty = [](const std::vector<int64_t>& s) { return s.size() == 1 && s[0] == 0; };
+  dim = maybe_wrap_dim(dim, grad.dim(), "cat");
+  std::vector<Tensor> grads;
+  int64_t offset = 0;
+  for (const std::vector<int64_t>& s : sizes) {
+    if (is_legacy_empty(s)) {
+      grads.push_back(tg::zeros({0}, grad.options()));
+      continue;
+    }
+    const int64_t length = s[static_cast<size_t>(dim)];
+    grads.push_back(grad.narrow(dim, offset, length));
+    offset += length;
+  }
+  return grads;
+}
+
+std::vector<Tensor> stack_tensors_backward(const Tensor& grad, int64_t dim, const std::vector<ScalarType>& dtypes) {
+  dim = maybe_wrap_dim(dim, grad.dim(), "stack");
+  std::vector<Tensor> grads;
+  for (size_t i = 0; i < dtypes.size(); ++i) grads.push_back(grad.select(dim, static_cast<int64_t>(i)));
+  return grads;
+}
+
+Tensor var_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim,
+                    const std::optional<Scalar>& correction, bool keepdim) {
+  int64_t n = 1;
+  if (!dim || dim->empty()) {
+    n = self.numel();
+  } else {
+    for (int64_t d : *dim) n *= self.dim() == 0 ? 1 : self.size(maybe_wrap_dim(d, self.dim(), "var"));
+  }
+  const double divisor = std::max(0.0, static_cast<double>(n) - (correction ? correction->toDouble() : 1.0));
+  Tensor spread = sum_backward(grad, self.sizes(), dim, keepdim);
+  return spread * (self - self.mean(dim, true)) * (2.0 / divisor);
+}
+
+// d std = d var / (2 std); 0 where std is 0, as PyTorch.
+Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim,
+                    const std::optional<Scalar>& correction, bool keepdim) {
+  Tensor grad_var = tg::where(result == 0, tg::zeros_like(grad), grad / (result * 2));
+  return var_backward(grad_var, self, dim, correction, keepdim);
+}
+
+Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
+  if (grad.numel() == 0) return grad;
+  return grad - grad.cumsum(dim) + grad.sum(IntArrayRef(dim), true);
+}
+
+std::optional<std::vector<int64_t>> optional_sizes(const Tensor& t) {
+  if (!t.defined()) return std::nullopt;
+  return t.sizes().vec();
+}
+
+Tensor im2col_backward(const Tensor& grad, IntArrayRef input_sizes, IntArrayRef kernel_size, IntArrayRef dilation,
+                       IntArrayRef padding, IntArrayRef stride) {
+  const std::vector<int64_t> image_size(input_sizes.end() - 2, input_sizes.end());
+  return tg::col2im(grad, image_size, kernel_size, dilation, padding, stride);
+}
+
+// Note [Convolution double backward]
+// out = conv(x, w) + b is bilinear in (x, w), so with incoming gradients a (of grad_input),
+// c (of grad_weight) and e (of grad_bias), and g the grad_output:
+//   d/dg = conv(a, w) + conv(x, c) + e           (the forward, applied to the perturbations)
+//   d/dx = grad_input of conv(x, c) at g          (from grad_weight = corr(x, g))
+//   d/dw = grad_weight of conv(a, w) at g         (from grad_input = conv^T(g, w))
+// each computed by convolution and convolution_backward, so itself differentiable.
+std::tuple<Tensor, Tensor, Tensor> _convolution_double_backward(
+    const Tensor& grad_grad_input, const Tensor& grad_grad_weight, const Tensor& grad_grad_bias,
+    const Tensor& grad_output, const Tensor& weight, const Tensor& input, IntArrayRef stride, IntArrayRef padding,
+    IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups,
+    std::array<bool, 3> output_mask) {
+  Tensor d_grad_output, d_input, d_weight;
+  if (output_mask[0]) {
+    if (grad_grad_input.defined()) {
+      d_grad_output = tg::convolution(grad_grad_input, weight, std::nullopt, stride, padding, dilation, transposed,
+                                      output_padding, groups);
+    }
+    if (grad_grad_weight.defined()) {
+      d_grad_output = add_defined(d_grad_output, tg::convolution(input, grad_grad_weight, std::nullopt, stride,
+                                                                 padding, dilation, transposed, output_padding, groups));
+    }
+    if (grad_grad_bias.defined()) {
+      std::vector<int64_t> bias_shape(static_cast<size_t>(grad_output.dim()), 1);
+      bias_shape[grad_output.dim() == 4 ? 1 : 0] = grad_grad_bias.numel();
+      d_grad_output = add_defined(d_grad_output, grad_grad_bias.view(bias_shape).expand(grad_output.sizes()));
+    }
+  }
+  if (output_mask[1] && grad_grad_weight.defined()) {
+    d_input = std::get<0>(tg::convolution_backward(grad_output, input, grad_grad_weight, std::nullopt, stride, padding,
+                                                   dilation, transposed, output_padding, groups, {true, false, false}));
+  }
+  if (output_mask[2] && grad_grad_input.defined()) {
+    d_weight = std::get<1>(tg::convolution_backward(grad_output, grad_grad_input, weight, std::nullopt, stride,
+                                                    padding, dilation, transposed, output_padding, groups,
+                                                    {false, true, false}));
+  }
+  return {d_grad_output, d_input, d_weight};
+}
+
+Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices) {
+  return grad.flatten(-2).gather(-1, indices.flatten(-2)).view(indices.sizes());
+}
+
 }  // namespace tg::autograd

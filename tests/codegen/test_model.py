@@ -216,6 +216,9 @@ class ConformanceTest(SchemaTestCase):
             - func: cat(Tensor[] tensors, int dim=0) -> Tensor
               conformance:
                 samples: [{tensors: [[2, 3], [4, 3]]}, {tensors: [[2]], dim: -1}]
+            - func: nll_loss(Tensor self, Tensor target) -> Tensor
+              conformance:
+                samples: [{self: [6, 5], target: {shape: [6], dtype: int64, domain: [0, 5]}}]
             """)
         hints = f.get("pow.Tensor_Scalar").conformance
         self.assertEqual(hints.reference, "std::pow(self, exponent)")
@@ -230,6 +233,9 @@ class ConformanceTest(SchemaTestCase):
         self.assertEqual(hints.dtypes, ("float32", "float64"))
         self.assertEqual(dict(hints.tolerance), {"float32": Tolerance(1e-5, 1e-4)})
         self.assertEqual(dict(hints.skip), {"gradgradcheck": "slow"})
+        target = f.get("nll_loss").conformance.samples[0].inputs["target"]
+        self.assertEqual((target.kind, target.shape, target.dtype, target.domain),
+                         ("tensor", (6,), "int64", Domain("interval", 0.0, 5.0)))
         cat = f.get("cat").conformance
         self.assertEqual(cat.samples[0].inputs["tensors"].shapes, ((2, 3), (4, 3)))
         self.assertEqual(cat.samples[1].inputs["dim"].value, -1)

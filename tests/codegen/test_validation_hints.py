@@ -166,6 +166,21 @@ class ConformanceTest(SchemaTestCase):
             (6, "sample value for 'self' (Tensor) of 'pow.Tensor_Scalar' cannot be None; the "
                 "argument is not optional"))
 
+    def test_tensor_specs_in_samples(self):
+        self.assertErrors(pow_entry("""
+              conformance:
+                samples:
+                  - {self: {shape: [3], dtyp: int64}, exponent: 2}
+                  - {self: {dtype: int64}, exponent: 2}
+                  - {self: {shape: [3], dtype: int64, domain: [0, 2.5]}, exponent: 2}
+            """),
+            (4, "unknown key 'dtyp' in sample tensor 'self' of 'pow.Tensor_Scalar'; did you mean "
+                "'dtype'?"),
+            (5, "sample tensor 'self' of 'pow.Tensor_Scalar' needs a shape such as [3, 4], found "
+                "nothing"),
+            (6, "the domain of sample tensor 'self' of 'pow.Tensor_Scalar' holds integers (int64): "
+                "give integer bounds, found [0.0, 2.5]"))
+
     def test_unknown_dtype(self):
         self.assertErrors(pow_entry("""
               conformance:

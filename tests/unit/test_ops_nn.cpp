@@ -1,7 +1,8 @@
 // Checks of the neural-network operators that the generated conformance tests do not make:
 // values against hand computations (cross_entropy with weights, ignored targets and label
-// smoothing, softmax at extreme values, layer_norm), the seeded reproducibility of dropout,
-// and the errors for bad targets, shapes and dims.
+// smoothing, softmax at extreme values, layer_norm, var), the seeded reproducibility of
+// dropout, gradients through Tensor[] inputs, views from split, and the errors for bad
+// targets, shapes and dims.
 #include <cmath>
 #include <vector>
 
@@ -181,4 +182,182 @@ TEST_CASE("ops_nn: gelu and silu values") {
   check_close(values(tg::silu(x)), {-1 / (1 + std::exp(1.0)), 0, 2 / (1 + std::exp(-2.0))});
   CHECK(contains(thrown<tg::ValueError>([&] { tg::gelu(x, "fast"); }),
                  "approximate argument must be either 'none' or 'tanh', got 'fast'"));
+}
+
+TEST_CASE("ops_nn: cat promotes, skips legacy empty tensors and sends one gradient per input") {
+  const Tensor a = make({1, 2, 3, 4}, {2, 2}, tg::kFloat);
+  const Tensor b = make({5, 6}, {2, 1}, tg::kLong);
+  const Tensor joined = tg::cat({a, b, tg::empty({0})}, 1);
+  CHECK(joined.scalar_type() == tg::kFloat);
+  CHECK(shape(joined) == Ints{2, 3});
+  CHECK(values(joined) == Values{1, 2, 5, 3, 4, 6});
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::cat({a, tg::zeros({3, 2})}, 1); }),
+                 "[cat] sizes of tensors must match except in dimension 1. Expected size 2 but got size 3 for "
+                 "tensor number 1 in the list"));
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::cat({a, tg::zeros({})}); }),
+                 "zero-dimensional tensor (at position 1) cannot be concatenated"));
+  // An empty list has no tensor to dispatch on: the dispatcher says so.
+  CHECK(contains(thrown<tg::Error>([&] { tg::cat(std::vector<Tensor>{}); }), "[tg::cat] nothing to dispatch on"));
+
+  // Gradients flow to the elements that require grad, each of its own shape.
+  const Tensor x = tg::ones({2, 2}).requires_grad_(), y = tg::ones({1, 2}).requires_grad_();
+  const Tensor weights = make({1, 2, 3, 4, 5, 6, 7, 8}, {4, 2});
+  (tg::cat({x, tg::zeros({1, 2}), y}, 0) * weights).sum().backward();
+  CHECK(values(x.grad()) == Values{1, 2, 3, 4});
+  CHECK(values(y.grad()) == Values{7, 8});
+  const Tensor s = tg::ones({3}).requires_grad_();
+  (tg::stack({s, s * 2}, 1) * make({1, 2, 3, 4, 5, 6}, {3, 2})).sum().backward();
+  CHECK(values(s.grad()) == Values{1 + 2 * 2, 3 + 4 * 2, 5 + 6 * 2});
+}
+
+TEST_CASE("ops_nn: split and chunk give views of self") {
+  const Tensor x = tg::arange(10, tg::kFloat).view({5, 2});
+  const std::vector<Tensor> pieces = x.split(2);
+  REQUIRE(pieces.size() == 3);
+  CHECK(shape(pieces[2]) == Ints{1, 2});
+  pieces[1].fill_(-1);  // writes through to x
+  CHECK(values(x) == Values{0, 1, 2, 3, -1, -1, -1, -1, 8, 9});
+  CHECK(x.chunk(4).size() == 3);  // pieces of ceil(5 / 4) = 2
+  CHECK(contains(thrown<tg::ValueError>([&] { x.split_with_sizes({2, 2}); }),
+                 "expects split_sizes to sum exactly to 5"));
+}
+
+TEST_CASE("ops_nn: topk orders NaN first and keeps ties in index order") {
+  const double nan = std::nan("");
+  const Tensor x = make({3, nan, 1, 3, 2}, {5}, tg::kDouble);
+  auto [values_top, indices_top] = tg::topk(x, 3);
+  CHECK(std::isnan(values(values_top)[0]));
+  CHECK(values(indices_top) == Values{1, 0, 3});
+  auto [values_low, indices_low] = x.topk(2, 0, /*largest=*/false);
+  CHECK(values(values_low) == Values{1, 2});
+  CHECK(values(indices_low) == Values{2, 4});
+  CHECK(contains(thrown<tg::IndexError>([&] { tg::topk(x, 6); }), "selected index k out of range"));
+}
+
+TEST_CASE("ops_nn: var and std corrections") {
+  const Tensor x = make({1, 2, 3, 4, 10, 20, 30, 40}, {2, 4}, tg::kDouble);
+  // Row 0: mean 2.5, sum of squared deviations 5; row 1: mean 25, 500.
+  CHECK(values(x.var({1}, true)) == Values{5.0 / 3, 500.0 / 3});
+  CHECK(values(x.var({1}, false)) == Values{5.0 / 4, 500.0 / 4});
+  // As in LibTorch, a correction is a Scalar: a bare int would convert to var.dim's bool.
+  CHECK(values(tg::var(x, std::vector<int64_t>{1}, tg::Scalar(2))) == Values{2.5, 250});
+  check_close(values(tg::std(x, std::vector<int64_t>{1}, tg::Scalar(0), /*keepdim=*/true)),
+              {std::sqrt(1.25), std::sqrt(125.0)});
+  CHECK(std::isinf(values(tg::var(x, std::vector<int64_t>{1}, tg::Scalar(4)))[0]));  // divisor max(0, 4 - 4)
+  CHECK(contains(thrown<tg::TypeError>([&] { tg::var(tg::arange(4)); }), "only support floating point dtypes"));
+}
+
+TEST_CASE("ops_nn: gather, scatter_add, masked_fill, one_hot") {
+  const Tensor x = make({1, 2, 3, 4, 5, 6}, {2, 3});
+  const Tensor index = make({2, 0, 1, 1}, {2, 2}, tg::kLong);
+  CHECK(values(x.gather(1, index)) == Values{3, 1, 5, 5});
+  CHECK(values(tg::zeros({2, 3}).scatter_add(1, index, tg::ones({2, 2}))) == Values{1, 0, 1, 0, 2, 0});
+  CHECK(contains(thrown<tg::IndexError>([&] { x.gather(1, make({3}, {1, 1}, tg::kLong)); }),
+                 "[gather] index 3 is out of bounds for dimension 1 with size 3"));
+  CHECK(values(x.masked_fill(make({1, 0, 1}, {3}, tg::kBool), -1)) == Values{-1, 2, -1, -1, 5, -1});
+  CHECK(contains(thrown<tg::TypeError>([&] { x.masked_fill(tg::ones({3}), 0); }), "only supports boolean masks"));
+  CHECK(values(tg::one_hot(make({2, 0}, {2}, tg::kLong))) == Values{0, 0, 1, 1, 0, 0});
+  CHECK(shape(tg::one_hot(make({1}, {1}, tg::kLong), 4)) == Ints{1, 4});
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::one_hot(make({4}, {1}, tg::kLong), 3); }),
+                 "class values must be smaller than num_classes (3), got 4"));
+}
+
+namespace {
+
+// conv2d by its definition: out[n, o, y, x] = bias[o] + sum over the group's channels c and
+// kernel offsets (i, j) of weight[o, c, i, j] * input[n, g * C/G + c, y*s - p + i*d, x*s - p + j*d].
+Values naive_conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Ints stride, Ints padding,
+                    Ints dilation, int64_t groups) {
+  const Values x = values(input), w = values(weight), b = values(bias);
+  const int64_t n_batch = input.size(0), channels = input.size(1), height = input.size(2), width = input.size(3);
+  const int64_t out_channels = weight.size(0), kh = weight.size(2), kw = weight.size(3);
+  const int64_t oh = (height + 2 * padding[0] - dilation[0] * (kh - 1) - 1) / stride[0] + 1;
+  const int64_t ow = (width + 2 * padding[1] - dilation[1] * (kw - 1) - 1) / stride[1] + 1;
+  const int64_t cg = channels / groups, og = out_channels / groups;
+  Values out;
+  for (int64_t n = 0; n < n_batch; ++n) {
+    for (int64_t o = 0; o < out_channels; ++o) {
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t xx = 0; xx < ow; ++xx) {
+          double sum = b[static_cast<size_t>(o)];
+          for (int64_t c = 0; c < cg; ++c) {
+            for (int64_t i = 0; i < kh; ++i) {
+              for (int64_t j = 0; j < kw; ++j) {
+                const int64_t row = y * stride[0] - padding[0] + i * dilation[0];
+                const int64_t column = xx * stride[1] - padding[1] + j * dilation[1];
+                if (row < 0 || row >= height || column < 0 || column >= width) continue;
+                const int64_t channel = (o / og) * cg + c;
+                sum += x[static_cast<size_t>(((n * channels + channel) * height + row) * width + column)] *
+                       w[static_cast<size_t>(((o * cg + c) * kh + i) * kw + j)];
+              }
+            }
+          }
+          out.push_back(sum);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("ops_nn: conv2d against a naive loop") {
+  struct Case {
+    Ints input, weight, stride, padding, dilation;
+    int64_t groups;
+  };
+  for (const Case& c : {Case{{2, 3, 6, 5}, {4, 3, 3, 3}, {1, 1}, {0, 0}, {1, 1}, 1},
+                        Case{{2, 3, 7, 6}, {4, 3, 3, 2}, {2, 1}, {1, 1}, {1, 2}, 1},
+                        Case{{1, 4, 6, 6}, {6, 2, 2, 3}, {1, 2}, {0, 1}, {2, 1}, 2},
+                        Case{{2, 4, 5, 5}, {4, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 4}}) {
+    CAPTURE(c.input);
+    tg::manual_seed(3);
+    const Tensor input = tg::randn(c.input, tg::kDouble), weight = tg::randn(c.weight, tg::kDouble);
+    const Tensor bias = tg::randn({c.weight[0]}, tg::kDouble);
+    check_close(values(tg::conv2d(input, weight, bias, c.stride, c.padding, c.dilation, c.groups)),
+                naive_conv2d(input, weight, bias, c.stride, c.padding, c.dilation, c.groups), 1e-12);
+  }
+  // An unbatched input gives an unbatched output; float works like double.
+  tg::manual_seed(4);
+  const Tensor image = tg::randn({3, 5, 5}), kernel = tg::randn({2, 3, 3, 3});
+  CHECK(shape(tg::conv2d(image, kernel)) == Ints{2, 3, 3});
+  check_close(values(tg::conv2d(image, kernel)), values(tg::conv2d(image.unsqueeze(0), kernel).squeeze(0)));
+}
+
+TEST_CASE("ops_nn: conv2d and pooling reject bad shapes") {
+  const Tensor input = tg::zeros({1, 4, 5, 5});
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::conv2d(input, tg::zeros({2, 3, 3, 3})); }),
+                 "[conv2d] given groups=1, weight of size [2, 3, 3, 3], expected input[1, 4, 5, 5] to have 3 "
+                 "channels, but got 4 channels instead"));
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::conv2d(input, tg::zeros({2, 4, 6, 6})); }),
+                 "Kernel size can't be greater than actual input size"));
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::conv2d(input, tg::zeros({3, 2, 3, 3}), {}, 1, 0, 1, 2); }),
+                 "expected weight to be divisible by 2 at dimension 0"));
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::conv2d(input, tg::zeros({2, 4, 3, 3}), tg::zeros({3})); }),
+                 "expected bias to be 1-dimensional with 2 elements"));
+  CHECK(contains(thrown<tg::TypeError>([&] { tg::conv2d(input, tg::zeros({2, 4, 3, 3}, tg::kDouble)); }),
+                 "input type (float32) and weight type (float64) should be the same"));
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::max_pool2d(input, {2, 2}, {}, {2, 2}); }),
+                 "pad should be at most half of effective kernel size, but got pad=2, kernel_size=2"));
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::avg_pool2d(tg::zeros({5, 5}), {2, 2}); }),
+                 "non-empty 3D or 4D (batch mode) tensor expected for input"));
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::max_pool2d(tg::zeros({1, 1, 2, 2}), {3, 3}); }),
+                 "is too small"));
+}
+
+TEST_CASE("ops_nn: pooling windows, padding and ceil_mode") {
+  const Tensor x = tg::arange(16, tg::kDouble).view({1, 1, 4, 4});
+  auto [maxima, indices] = tg::max_pool2d_with_indices(x, {2, 2});
+  CHECK(values(maxima) == Values{5, 7, 13, 15});
+  CHECK(values(indices) == Values{5, 7, 13, 15});
+  // 3x3 windows, stride 2, padding 1: corner windows see 4 elements, the others 6 or 9.
+  CHECK(values(tg::avg_pool2d(x, {3, 3}, {2, 2}, {1, 1}, false, /*count_include_pad=*/false)) ==
+        Values{(0 + 1 + 4 + 5) / 4.0, (1 + 2 + 3 + 5 + 6 + 7) / 6.0, (4 + 5 + 8 + 9 + 12 + 13) / 6.0,
+               (5 + 6 + 7 + 9 + 10 + 11 + 13 + 14 + 15) / 9.0});
+  CHECK(values(tg::avg_pool2d(x, {3, 3}, {2, 2}, {1, 1}))[0] == doctest::Approx(10.0 / 9));  // padding counted
+  CHECK(values(tg::avg_pool2d(x, {3, 3}, {2, 2}, {1, 1}, false, true, /*divisor_override=*/2))[0] == 5.0);
+  // ceil_mode adds a last, partial window: 4 -> 2 windows of 3 with stride 2.
+  CHECK(shape(tg::max_pool2d(x, {3, 3}, {2, 2}, {0, 0}, {1, 1}, /*ceil_mode=*/true)) == Ints{1, 1, 2, 2});
+  CHECK(shape(tg::max_pool2d(x, {3, 3}, {2, 2})) == Ints{1, 1, 1, 1});
 }
