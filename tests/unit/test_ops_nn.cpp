@@ -361,3 +361,33 @@ TEST_CASE("ops_nn: pooling windows, padding and ceil_mode") {
   CHECK(shape(tg::max_pool2d(x, {3, 3}, {2, 2}, {0, 0}, {1, 1}, /*ceil_mode=*/true)) == Ints{1, 1, 2, 2});
   CHECK(shape(tg::max_pool2d(x, {3, 3}, {2, 2})) == Ints{1, 1, 1, 1});
 }
+
+TEST_CASE("ops_nn: scaled_dot_product_attention against its definition") {
+  tg::manual_seed(5);
+  const Tensor q = tg::randn({2, 3, 4}, tg::kDouble), k = tg::randn({2, 5, 4}, tg::kDouble);
+  const Tensor v = tg::randn({2, 5, 6}, tg::kDouble);
+  auto reference = [&](const Tensor& scores) { return tg::matmul(tg::softmax(scores, -1), v); };
+  const Tensor scores = tg::matmul(q, k.transpose(1, 2)) / 2.0;  // 1 / sqrt(E), E = 4
+  check_close(values(tg::scaled_dot_product_attention(q, k, v)), values(reference(scores)), 1e-12);
+  check_close(values(tg::scaled_dot_product_attention(q, k, v, {}, 0.0, false, 0.3)),
+              values(reference(scores * 0.6)), 1e-12);
+  // A bool mask keeps the true positions; masking key 4 equals dropping it.
+  const Tensor keep = make({1, 1, 1, 1, 0}, {5}, tg::kBool);
+  check_close(values(tg::scaled_dot_product_attention(q, k, v, keep)),
+              values(tg::scaled_dot_product_attention(q, k.narrow(1, 0, 4), v.narrow(1, 0, 4))), 1e-12);
+  // Causal: query i sees keys 0..i.
+  const Tensor causal = tg::scaled_dot_product_attention(q, k.narrow(1, 0, 3), v.narrow(1, 0, 3), {}, 0.0, true);
+  check_close(values(causal.select(1, 0)), values(v.select(1, 0)), 1e-12);
+  // Grouped-query attention repeats each key/value head for its query heads.
+  const Tensor q4 = tg::randn({1, 4, 3, 4}, tg::kDouble), k2 = tg::randn({1, 2, 5, 4}, tg::kDouble);
+  const Tensor v2 = tg::randn({1, 2, 5, 6}, tg::kDouble);
+  const Tensor grouped = tg::scaled_dot_product_attention(q4, k2, v2, {}, 0.0, false, std::nullopt, true);
+  check_close(values(grouped.narrow(1, 2, 2)),
+              values(tg::scaled_dot_product_attention(q4.narrow(1, 2, 2), k2.narrow(1, 1, 1).expand({1, 2, 5, 4}),
+                                                      v2.narrow(1, 1, 1).expand({1, 2, 5, 6}))),
+              1e-12);
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::scaled_dot_product_attention(q, k, v, keep, 0.0, true); }),
+                 "explicit attn_mask should not be set when is_causal=True"));
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::scaled_dot_product_attention(q, v, v); }),
+                 "expected query and key to have the same embedding dimension"));
+}
