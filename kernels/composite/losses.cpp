@@ -3,6 +3,7 @@
 // (CompositeExplicitAutograd: their derivatives are in schemas/loss.yaml).
 #include "NativeFunctions.h"
 #include "core/reduction.h"
+#include "ops/structured.h"
 #include "tensorgen/ops.h"
 
 namespace tg::native {
@@ -114,6 +115,8 @@ Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
 
 Tensor mse_loss_out(const Tensor& self, const Tensor& target, int64_t reduction, const Tensor& out) {
   Tensor result = native::mse_loss(self, target, reduction);
+  TG_CHECK_TYPE(can_cast(result.scalar_type(), out.scalar_type()), "[mse_loss] result type ", result.scalar_type(),
+                " can't be cast to the desired output type ", out.scalar_type());
   resize_output(out, result.sizes());
   out.copy_(result);
   return out;
