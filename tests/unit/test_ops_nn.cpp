@@ -37,7 +37,8 @@ TEST_CASE("ops_nn: cross_entropy against a hand computation") {
   Values per_row;
   for (size_t i = 0; i < rows.size(); ++i) per_row.push_back(nll_of(rows[i], static_cast<size_t>(values(target)[i])));
   check_close(values(tg::cross_entropy_loss(logits, target, std::nullopt, tg::Reduction::None)), per_row);
-  check_close(values(tg::cross_entropy_loss(logits, target)), {(per_row[0] + per_row[1] + per_row[2] + per_row[3]) / 4});
+  const double mean = (per_row[0] + per_row[1] + per_row[2] + per_row[3]) / 4;
+  check_close(values(tg::cross_entropy_loss(logits, target)), {mean});
 
   // Weighted mean divides by the weights of the targets; ignored targets (class 1 here) drop out.
   const double weighted = w[2] * per_row[0] + w[0] * per_row[1];
@@ -76,7 +77,8 @@ TEST_CASE("ops_nn: nll_loss and cross_entropy reject bad targets and shapes") {
                  "expected input batch size (4) to match target batch size (2)"));
   CHECK(contains(thrown<tg::TypeError>([&] { tg::nll_loss(input, tg::zeros({4})); }),
                  "expected target of class indices of dtype int64, got float32"));
-  CHECK(contains(thrown<tg::ValueError>([&] { tg::nll_loss(input, make({0, 1, 1, 2}, {4}, tg::kLong), tg::ones({4})); }),
+  const Tensor target = make({0, 1, 1, 2}, {4}, tg::kLong);
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::nll_loss(input, target, tg::ones({4})); }),
                  "weight tensor should be defined either for all 3 classes"));
   CHECK(contains(thrown<tg::ValueError>([&] { tg::nll_loss(input, make({0, 1, 1, 2}, {4}, tg::kLong), {}, 3); }),
                  "reduction must be 0 (None), 1 (Mean) or 2 (Sum), got 3"));
