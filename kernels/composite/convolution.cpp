@@ -97,7 +97,9 @@ Tensor group_weight(const Tensor& weight, const Conv2dShape& s, int64_t g) {
 // [N, rows, L] -> [rows, N * L], so that one matrix product serves the whole batch.
 Tensor batch_into_columns(const Tensor& t) { return t.transpose(0, 1).reshape({t.size(1), -1}); }
 
-Tensor join_groups(std::vector<Tensor> parts, int64_t dim) { return parts.size() == 1 ? parts[0] : tg::cat(parts, dim); }
+Tensor join_groups(const std::vector<Tensor>& parts, int64_t dim) {
+  return parts.size() == 1 ? parts[0] : tg::cat(parts, dim);
+}
 
 }  // namespace
 

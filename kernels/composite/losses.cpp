@@ -3,6 +3,7 @@
 // (CompositeExplicitAutograd: their derivatives are in schemas/loss.yaml).
 #include "NativeFunctions.h"
 #include "core/reduction.h"
+#include "ops/structured.h"
 #include "tensorgen/ops.h"
 
 namespace tg::native {

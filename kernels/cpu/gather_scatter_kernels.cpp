@@ -71,7 +71,8 @@ void native::scatter_add_out_cpu(const Tensor& self, int64_t dim, const Tensor& 
     scalar_t* dst = out.data_ptr<scalar_t>();
     for_each_indexed("scatter_add", index, dim, out.sizes(), out.strides(), src.strides(),
                      [&](int64_t out_offset, int64_t src_offset) {
-                       const T sum = cpu::math::add(cpu::convert<T>(dst[out_offset]), cpu::convert<T>(from[src_offset]));
+                       const T sum = cpu::math::add(cpu::convert<T>(dst[out_offset]),
+                                                    cpu::convert<T>(from[src_offset]));
                        dst[out_offset] = cpu::convert<scalar_t>(sum);
                      });
   });

@@ -76,8 +76,9 @@ Tensor native::col2im_cpu(const Tensor& self, IntArrayRef output_size, IntArrayR
                  " to be divisible by the product of kernel_size, but got input.size(", self.dim() - 2, ")=", rows,
                  " and kernel_size=", kernel_size);
   TG_CHECK_VALUE(self.size(-1) == s.positions(), "[col2im] given output_size=", output_size, ", kernel_size=",
-                 kernel_size, ", dilation=", dilation, ", padding=", padding, ", stride=", stride, ", expected size of ",
-                 "input's dimension ", self.dim() - 1, " to match the calculated number of sliding blocks ",
+                 kernel_size, ", dilation=", dilation, ", padding=", padding, ", stride=", stride,
+                 ", expected size of input's dimension ", self.dim() - 1,
+                 " to match the calculated number of sliding blocks ",
                  s.out_height, " * ", s.out_width, " = ", s.positions(), ", but got input.size(", self.dim() - 1,
                  ")=", self.size(-1));
   const int64_t channels = rows / s.kernel_area();

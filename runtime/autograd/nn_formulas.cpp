@@ -289,8 +289,9 @@ std::tuple<Tensor, Tensor, Tensor> _convolution_double_backward(
                                       output_padding, groups);
     }
     if (grad_grad_weight.defined()) {
-      d_grad_output = add_defined(d_grad_output, tg::convolution(input, grad_grad_weight, std::nullopt, stride,
-                                                                 padding, dilation, transposed, output_padding, groups));
+      Tensor through_weight = tg::convolution(input, grad_grad_weight, std::nullopt, stride, padding, dilation,
+                                              transposed, output_padding, groups);
+      d_grad_output = add_defined(d_grad_output, through_weight);
     }
     if (grad_grad_bias.defined()) {
       std::vector<int64_t> bias_shape(static_cast<size_t>(grad_output.dim()), 1);

@@ -35,7 +35,8 @@ class AutogradTest(SchemaTestCase):
         self.assertEqual(saved["dim_"], ("int64_t", "dim"))
         self.assertEqual(node.formulas[0].inputs, ("tensors",))
         self.assertEqual(node.formulas[0].expression,
-                         "cat_tensors_backward(grads[0], tensors_to_args_sizes_, tensors_to_args_scalartypes_, dim_)")
+                         "cat_tensors_backward(grads[0], tensors_to_args_sizes_, "
+                         "tensors_to_args_scalartypes_, dim_)")
 
     def test_reading_a_tensor_list_whole_is_an_error(self):
         path = self.write_yaml("""

@@ -37,7 +37,8 @@ TEST_CASE("ops_nn: cross_entropy against a hand computation") {
   Values per_row;
   for (size_t i = 0; i < rows.size(); ++i) per_row.push_back(nll_of(rows[i], static_cast<size_t>(values(target)[i])));
   check_close(values(tg::cross_entropy_loss(logits, target, std::nullopt, tg::Reduction::None)), per_row);
-  check_close(values(tg::cross_entropy_loss(logits, target)), {(per_row[0] + per_row[1] + per_row[2] + per_row[3]) / 4});
+  const double mean = (per_row[0] + per_row[1] + per_row[2] + per_row[3]) / 4;
+  check_close(values(tg::cross_entropy_loss(logits, target)), {mean});
 
   // Weighted mean divides by the weights of the targets; ignored targets (class 1 here) drop out.
   const double weighted = w[2] * per_row[0] + w[0] * per_row[1];
@@ -76,7 +77,8 @@ TEST_CASE("ops_nn: nll_loss and cross_entropy reject bad targets and shapes") {
                  "expected input batch size (4) to match target batch size (2)"));
   CHECK(contains(thrown<tg::TypeError>([&] { tg::nll_loss(input, tg::zeros({4})); }),
                  "expected target of class indices of dtype int64, got float32"));
-  CHECK(contains(thrown<tg::ValueError>([&] { tg::nll_loss(input, make({0, 1, 1, 2}, {4}, tg::kLong), tg::ones({4})); }),
+  const Tensor target = make({0, 1, 1, 2}, {4}, tg::kLong);
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::nll_loss(input, target, tg::ones({4})); }),
                  "weight tensor should be defined either for all 3 classes"));
   CHECK(contains(thrown<tg::ValueError>([&] { tg::nll_loss(input, make({0, 1, 1, 2}, {4}, tg::kLong), {}, 3); }),
                  "reduction must be 0 (None), 1 (Mean) or 2 (Sum), got 3"));
@@ -360,4 +362,34 @@ TEST_CASE("ops_nn: pooling windows, padding and ceil_mode") {
   // ceil_mode adds a last, partial window: 4 -> 2 windows of 3 with stride 2.
   CHECK(shape(tg::max_pool2d(x, {3, 3}, {2, 2}, {0, 0}, {1, 1}, /*ceil_mode=*/true)) == Ints{1, 1, 2, 2});
   CHECK(shape(tg::max_pool2d(x, {3, 3}, {2, 2})) == Ints{1, 1, 1, 1});
+}
+
+TEST_CASE("ops_nn: scaled_dot_product_attention against its definition") {
+  tg::manual_seed(5);
+  const Tensor q = tg::randn({2, 3, 4}, tg::kDouble), k = tg::randn({2, 5, 4}, tg::kDouble);
+  const Tensor v = tg::randn({2, 5, 6}, tg::kDouble);
+  auto reference = [&](const Tensor& scores) { return tg::matmul(tg::softmax(scores, -1), v); };
+  const Tensor scores = tg::matmul(q, k.transpose(1, 2)) / 2.0;  // 1 / sqrt(E), E = 4
+  check_close(values(tg::scaled_dot_product_attention(q, k, v)), values(reference(scores)), 1e-12);
+  check_close(values(tg::scaled_dot_product_attention(q, k, v, {}, 0.0, false, 0.3)),
+              values(reference(scores * 0.6)), 1e-12);
+  // A bool mask keeps the true positions; masking key 4 equals dropping it.
+  const Tensor keep = make({1, 1, 1, 1, 0}, {5}, tg::kBool);
+  check_close(values(tg::scaled_dot_product_attention(q, k, v, keep)),
+              values(tg::scaled_dot_product_attention(q, k.narrow(1, 0, 4), v.narrow(1, 0, 4))), 1e-12);
+  // Causal: query i sees keys 0..i.
+  const Tensor causal = tg::scaled_dot_product_attention(q, k.narrow(1, 0, 3), v.narrow(1, 0, 3), {}, 0.0, true);
+  check_close(values(causal.select(1, 0)), values(v.select(1, 0)), 1e-12);
+  // Grouped-query attention repeats each key/value head for its query heads.
+  const Tensor q4 = tg::randn({1, 4, 3, 4}, tg::kDouble), k2 = tg::randn({1, 2, 5, 4}, tg::kDouble);
+  const Tensor v2 = tg::randn({1, 2, 5, 6}, tg::kDouble);
+  const Tensor grouped = tg::scaled_dot_product_attention(q4, k2, v2, {}, 0.0, false, std::nullopt, true);
+  check_close(values(grouped.narrow(1, 2, 2)),
+              values(tg::scaled_dot_product_attention(q4.narrow(1, 2, 2), k2.narrow(1, 1, 1).expand({1, 2, 5, 4}),
+                                                      v2.narrow(1, 1, 1).expand({1, 2, 5, 6}))),
+              1e-12);
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::scaled_dot_product_attention(q, k, v, keep, 0.0, true); }),
+                 "explicit attn_mask should not be set when is_causal=True"));
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::scaled_dot_product_attention(q, v, v); }),
+                 "expected query and key to have the same embedding dimension"));
 }
