@@ -361,12 +361,15 @@ def _checks(f: NativeFunction, hints: Optional[ConformanceHints], *, has_variant
             differentiable: set[str], has_errors: bool, has_dtype_axis: bool,
             has_tensor: bool, runs_on_cuda: bool) -> tuple[CheckPlan, ...]:
     kind = f.kind
+    self_argument = f.func.argument("self")
+    list_self = self_argument is not None and self_argument.type.is_tensor_list
     applies: dict[str, tuple[bool, str]] = {
         "registration": (True, ""),
         "boxed": (True, ""),
-        "variants": (kind == SchemaKind.inplace or (kind == SchemaKind.functional and has_variants),
+        "variants": ((kind == SchemaKind.inplace and not list_self) or (kind == SchemaKind.functional and has_variants),
                      "out overloads are checked by `out`" if kind == SchemaKind.out
-                     else "the overload has one variant and no in-place or out sibling"),
+                     else "it writes a list of tensors and has no function variant to agree with"
+                     if list_self else "the overload has one variant and no in-place or out sibling"),
         "out": (kind == SchemaKind.out, "not an out overload"),
         "noncontiguous": (has_tensor, "no tensor input"),
         "dtypes": (has_dtype_axis, "neither a tensor input nor a dtype argument"),

@@ -23,7 +23,7 @@ namespace {
 // with log(n) rather than n.
 template <typename Acc, typename In>
 Acc pairwise_sum(const In* x, int64_t n) {
-  constexpr int64_t kBlock = 256;
+  constexpr int64_t kBlock = 64;
   constexpr int kLanes = 16;
   if (n <= kBlock) {
     In lanes[kLanes] = {};

@@ -4,13 +4,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <string>
 #include <string_view>
 
 #include "alloc/caching_allocator.h"
 #include "alloc/memory_snapshot.h"
 #include "alloc/simulated_backend.h"
+#include "test_helpers.h"
 
 namespace alloc_test {
 
@@ -28,20 +28,8 @@ struct Device {
 
 inline char* as_bytes(void* ptr) { return static_cast<char*>(ptr); }
 
-// The message of the E that f() throws, or a marker saying what happened instead.
-template <typename E, typename F>
-std::string thrown(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.message();
-  } catch (const std::exception& e) {
-    return std::string("<unexpected exception> ") + e.what();
-  }
-  return "<no exception>";
-}
-
-inline bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+using test_helpers::contains;
+using test_helpers::thrown;
 
 // The segment holding ptr, or nullptr.
 inline const tg::alloc::SegmentSnapshot* segment_of(const tg::alloc::MemorySnapshot& snapshot, const void* ptr) {
