@@ -57,6 +57,11 @@ inline Values values(const tg::Tensor& t) {
 
 inline Ints shape(const tg::Tensor& t) { return t.sizes().vec(); }
 
+// Short names the operator tests read with: every element as double through the strides
+// (values), and a size list as a vector.
+inline Values elements(const tg::Tensor& t) { return values(t); }
+inline Ints vec(tg::IntArrayRef list) { return list.vec(); }
+
 // A tensor of `dtype` holding `v` (converted) with the given shape.
 inline tg::Tensor make(const Values& v, const Ints& sizes, tg::ScalarType dtype = tg::kFloat) {
   return tg::tensor(v, tg::TensorOptions().dtype(dtype)).reshape(sizes);

@@ -19,10 +19,9 @@ namespace {
 using tg::Tensor;
 using tg::TensorOptions;
 
-// Every element as double, through the strides (ops_test::values).
-std::vector<double> elements(const Tensor& t) { return ops_test::values(t); }
-std::vector<int64_t> vec(tg::IntArrayRef list) { return list.vec(); }
 using ops_test::contains;
+using ops_test::elements;
+using ops_test::vec;
 using ops_test::Ints;
 using ops_test::thrown;
 using ops_test::Values;
