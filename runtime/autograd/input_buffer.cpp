@@ -112,14 +112,13 @@ void InputBuffer::add_on_device(size_t pos, Tensor&& grad, const std::optional<S
   slot.ready = accumulate_on;
 }
 
-void InputBuffer::wait_ready(const std::optional<Stream>& consumer) {
-  if (!consumer.has_value()) return;
+void InputBuffer::wait_ready_on(const Stream& consumer) {
   for (size_t pos = 0; pos < streams_.size(); ++pos) {
     SlotStreams& slot = streams_[pos];
     if (!buffer_[pos].defined() || !slot.ready_event.has_value()) continue;
     if (slot.ready == consumer) continue;
-    slot.ready_event->block(*consumer);
-    record_stream(buffer_[pos], *consumer);
+    slot.ready_event->block(consumer);
+    record_stream(buffer_[pos], consumer);
   }
 }
 

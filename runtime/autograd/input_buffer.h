@@ -32,7 +32,9 @@ class InputBuffer {
 
   // Makes `consumer` wait for every slot whose gradient is not ready on it yet, and marks
   // that memory as used by it. The engine calls it just before the consumer runs.
-  void wait_ready(const std::optional<Stream>& consumer);
+  void wait_ready(const std::optional<Stream>& consumer) {
+    if (consumer.has_value() && !streams_.empty()) wait_ready_on(*consumer);
+  }
 
   size_t size() const noexcept { return buffer_.size(); }
   const Tensor& operator[](size_t pos) const { return buffer_.at(pos); }
@@ -47,6 +49,7 @@ class InputBuffer {
     std::optional<Stream> ready;       // where the slot's value was last written
     std::optional<Event> ready_event;  // recorded on `ready` when another stream must wait
   };
+  void wait_ready_on(const Stream& consumer);
   void add_on_device(size_t pos, Tensor&& grad, const std::optional<Stream>& producer,
                      const std::optional<Stream>& consumer);
 

@@ -36,16 +36,14 @@ void set_device_guard_impl(DeviceType type, const DeviceGuardImpl* impl) {
   registry()[static_cast<int>(type)].store(impl, std::memory_order_release);
 }
 
-OptionalStreamGuard::OptionalStreamGuard(const std::optional<Stream>& stream) {
-  if (!stream.has_value() || stream->device().is_cpu()) return;
-  const DeviceGuardImpl& impl = impl_for(stream->device().type(), "OptionalStreamGuard");
-  original_device_ = impl.exchange_device(stream->device());
-  original_stream_ = impl.exchange_stream(*stream);
+void OptionalStreamGuard::enter(const Stream& stream) {
+  const DeviceGuardImpl& impl = impl_for(stream.device().type(), "OptionalStreamGuard");
+  original_device_ = impl.exchange_device(stream.device());
+  original_stream_ = impl.exchange_stream(stream);
   impl_ = &impl;
 }
 
-OptionalStreamGuard::~OptionalStreamGuard() {
-  if (impl_ == nullptr) return;
+void OptionalStreamGuard::restore() noexcept {
   impl_->exchange_stream(*original_stream_);
   impl_->exchange_device(*original_device_);
 }

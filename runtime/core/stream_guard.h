@@ -12,12 +12,20 @@ namespace tg {
 // Makes the stream (and its device) current until the end of the scope.
 class OptionalStreamGuard {
  public:
-  explicit OptionalStreamGuard(const std::optional<Stream>& stream);
-  ~OptionalStreamGuard();
+  // Inline, so that CPU code (no stream) pays one test.
+  explicit OptionalStreamGuard(const std::optional<Stream>& stream) {
+    if (stream.has_value() && !stream->device().is_cpu()) enter(*stream);
+  }
+  ~OptionalStreamGuard() {
+    if (impl_ != nullptr) restore();
+  }
   OptionalStreamGuard(const OptionalStreamGuard&) = delete;
   OptionalStreamGuard& operator=(const OptionalStreamGuard&) = delete;
 
  private:
+  void enter(const Stream& stream);
+  void restore() noexcept;
+
   const DeviceGuardImpl* impl_ = nullptr;  // null: nothing to restore
   std::optional<Device> original_device_;
   std::optional<Stream> original_stream_;
