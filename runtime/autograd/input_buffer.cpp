@@ -15,7 +15,7 @@ bool can_accumulate_in_place(const Tensor& stored, const Tensor& incoming) {
          stored.is_contiguous() && stored.sizes() == incoming.sizes() && stored.scalar_type() == incoming.scalar_type();
 }
 
-void accumulate(Tensor& stored, Tensor&& grad) {
+inline void accumulate(Tensor& stored, Tensor&& grad) {
   if (!stored.defined()) {
     stored = std::move(grad);
   } else if (can_accumulate_in_place(stored, grad)) {
@@ -70,8 +70,9 @@ void InputBuffer::add_on_device(size_t pos, Tensor&& grad, const std::optional<S
   TG_INTERNAL_ASSERT(impl != nullptr, "a gradient on ", device, " but no stream implementation for it");
   const Stream producer = producer_stream.value_or(impl->current_stream(device));
   const Stream consumer = consumer_stream.value_or(impl->current_stream(device));
-  if (streams_.size() < buffer_.size()) streams_.resize(buffer_.size());
-  SlotStreams& slot = streams_[pos];
+  if (streams_ == nullptr) streams_ = std::make_unique<std::vector<SlotStreams>>();
+  if (streams_->size() < buffer_.size()) streams_->resize(buffer_.size());
+  SlotStreams& slot = (*streams_)[pos];
 
   if (!slot.accumulate.has_value()) {
     TG_INTERNAL_ASSERT(!buffer_[pos].defined(), "slot ", pos, " holds a device gradient without streams");
@@ -113,8 +114,8 @@ void InputBuffer::add_on_device(size_t pos, Tensor&& grad, const std::optional<S
 }
 
 void InputBuffer::wait_ready_on(const Stream& consumer) {
-  for (size_t pos = 0; pos < streams_.size(); ++pos) {
-    SlotStreams& slot = streams_[pos];
+  for (size_t pos = 0; pos < streams_->size(); ++pos) {
+    SlotStreams& slot = (*streams_)[pos];
     if (!buffer_[pos].defined() || !slot.ready_event.has_value()) continue;
     if (slot.ready == consumer) continue;
     slot.ready_event->block(consumer);

@@ -33,7 +33,7 @@ class InputBuffer {
   // Makes `consumer` wait for every slot whose gradient is not ready on it yet, and marks
   // that memory as used by it. The engine calls it just before the consumer runs.
   void wait_ready(const std::optional<Stream>& consumer) {
-    if (consumer.has_value() && !streams_.empty()) wait_ready_on(*consumer);
+    if (consumer.has_value() && streams_ != nullptr) wait_ready_on(*consumer);
   }
 
   size_t size() const noexcept { return buffer_.size(); }
@@ -54,7 +54,9 @@ class InputBuffer {
                      const std::optional<Stream>& consumer);
 
   variable_list buffer_;
-  std::vector<SlotStreams> streams_;  // empty until a device gradient arrives
+  // One entry per slot, made when the first device gradient arrives: CPU passes never
+  // allocate it, and it costs them one pointer.
+  std::unique_ptr<std::vector<SlotStreams>> streams_;
 };
 
 }  // namespace tg::autograd

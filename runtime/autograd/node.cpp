@@ -1,5 +1,7 @@
 #include "autograd/node.h"
 
+#include <cstdint>
+
 #include "core/device_guard_impl.h"
 #include "core/error.h"
 
@@ -42,11 +44,12 @@ variable_list Node::operator()(variable_list&& grads) {
 
 uint32_t Node::add_input_metadata(const Tensor& t) {
   if (!t.defined()) return add_undefined_input_metadata();
-  InputMetadata& metadata =
-      input_metadata_.emplace_back(InputMetadata{DimVector(t.sizes()), t.scalar_type(), t.device(), std::nullopt});
+  InputMetadata& metadata = input_metadata_.emplace_back(InputMetadata{DimVector(t.sizes()), t.scalar_type(), t.device()});
   if (!metadata.device.is_cpu()) {
     if (const DeviceGuardImpl* impl = device_guard_impl(metadata.device.type())) {
-      metadata.stream = impl->current_stream(metadata.device);
+      const Stream::Id id = impl->current_stream(metadata.device).id();
+      TG_INTERNAL_ASSERT(id >= 0 && id <= INT32_MAX, "stream id ", id, " does not fit InputMetadata");
+      metadata.stream_id = static_cast<int32_t>(id);
     }
   }
   return static_cast<uint32_t>(input_metadata_.size() - 1);

@@ -31,14 +31,20 @@ using edge_list = std::vector<Edge>;
 
 // The shape, dtype and device of a tensor whose gradient a node receives: the engine sums a
 // broadcast gradient down to `sizes` (sum_to) and casts it to `dtype` before passing it on.
-// `stream` is the stream the forward op ran on (the current stream of `device` when the
+// stream() is the stream the forward op ran on (the current stream of `device` when the
 // output was recorded), for devices with streams; the node's backward runs on it. See
-// Note [Streams in backward] in docs/autograd.md.
+// Note [Streams in backward] in docs/autograd.md. The id is kept in 32 bits (-1: none) so
+// that the struct stays as small as it was without streams: nodes are made per operation.
 struct InputMetadata {
   DimVector sizes;
   ScalarType dtype = ScalarType::Undefined;
   Device device{DeviceType::CPU};
-  std::optional<Stream> stream;
+  int32_t stream_id = -1;
+
+  std::optional<Stream> stream() const {
+    if (stream_id < 0) return std::nullopt;
+    return Stream(device, stream_id);
+  }
 };
 
 // The next sequence number of this thread (each thread counts on its own, as in PyTorch).
@@ -83,7 +89,7 @@ class Node : public std::enable_shared_from_this<Node> {
   // nullopt when every output is on the CPU (PyTorch's Node::stream()).
   std::optional<Stream> stream() const {
     for (const InputMetadata& metadata : input_metadata_) {
-      if (metadata.stream.has_value()) return metadata.stream;
+      if (metadata.stream_id >= 0) return metadata.stream();
     }
     return std::nullopt;
   }
