@@ -56,7 +56,7 @@ Tensor native::fill_cuda_(const Tensor& self, const Scalar& value) {
 Tensor native::arange_out_cuda(const Scalar& start, const Scalar& end, const Scalar& step, const Tensor& out) {
   TG_DISPATCH_NUMERIC_TYPES(out.scalar_type(), "arange", [&] {
     const ArangeRange<scalar_t> range = arange_range<scalar_t>(start, end, step);
-    if (out.numel() != range.size) resize_output(out, {range.size});
+    resize_output(out, {range.size});  // also reshapes an out of the right numel but another shape
     const Tensor target = contiguous_target(out);
     const auto value = [](auto v) {
       return std::is_integral_v<decltype(v)> ? cuda::ScalarValue::integral(static_cast<int64_t>(v))
