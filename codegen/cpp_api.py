@@ -222,6 +222,10 @@ class Wrapper:
     out_names: tuple[str, ...] = ()  # structured: the out arguments of the out overload
     meta_args: str = ""             # structured: arguments for meta and kernel, outs excluded
     device_check: bool = True
+    # "&self, &other": the tensors whose device a backend wrapper makes current (every tensor
+    # argument, outputs included); empty when the schema says device_guard: False or the
+    # operator has no tensor argument (a factory's kernel guards its `device` itself).
+    guard_pointers: str = ""
     input_pointers: str = ""        # "&self, &other": the non-out tensors, for the output device
     written: tuple[str, ...] = ()   # tensors the kernel writes: their version counters are bumped
     written_lists: tuple[str, ...] = ()  # Tensor(a!)[] arguments: every element is bumped
@@ -285,6 +289,7 @@ def wrappers_for_key(registry: Registry, key: str, functions=None) -> list[Wrapp
     for f in (registry.functions if functions is None else functions):
         op = operator_of(f)
         check = f.device_check != "NoCheck" and key != "CompositeImplicitAutograd"
+        guard = op.tensor_arg_pointers if f.device_guard and key in BACKEND_KEYS else ""
         if f.structured or f.structured_delegate:
             group = groups_by_out[f.full_name if f.structured else f.structured_delegate]
             kernel = group.out.dispatch.get(key)
@@ -298,10 +303,12 @@ def wrappers_for_key(registry: Registry, key: str, functions=None) -> list[Wrapp
                 out_names=tuple(a.name for a in out_func.out_arguments),
                 meta_args=", ".join(a.name for a in out_func.arguments if not a.is_out),
                 device_check=check,
+                guard_pointers=guard,
                 input_pointers=_pointers(a for a in f.func.arguments if not a.is_out),
                 written=tuple(a.name for a in f.func.arguments if a.type.is_write)))
         elif key in f.dispatch:
             wrappers.append(Wrapper(op=op, key=key, kind="plain", kernel=f.dispatch[key], device_check=check,
+                                    guard_pointers=guard,
                                     written=tuple(a.name for a in f.func.arguments
                                                   if a.type.is_write and a.type.is_tensor),
                                     written_lists=tuple(a.name for a in f.func.arguments

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs from Debian's registry what a fresh machine lacks to build and test tensorgen.
 # Idempotent: when everything is present it installs nothing and says so.
+# CUDA is not installed here: the build compiles the CUDA backend when it finds nvcc (NVIDIA's
+# toolkit, e.g. /usr/local/cuda; Debian's nvidia-cuda-toolkit is not needed) and builds and
+# tests everything else without it. See docs/cuda.md.
 set -euo pipefail
 
 packages=(

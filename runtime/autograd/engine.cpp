@@ -7,10 +7,12 @@
 #include <utility>
 #include <vector>
 
+#include "autograd/accumulate_grad.h"
 #include "autograd/functions.h"
 #include "autograd/grad_mode.h"
 #include "autograd/input_buffer.h"
 #include "autograd/variable_type_utils.h"
+#include "core/stream_guard.h"
 #include "tensorgen/ops.h"
 
 namespace tg::autograd {
@@ -58,6 +60,9 @@ struct GraphTask {
   std::unordered_map<Node*, InputBuffer> not_ready;
   std::unordered_map<Node*, ExecInfo> exec_info;
   variable_list captured;
+  // Streams of the nodes that wrote leaf gradients or captured ones: the caller's current
+  // streams wait for them when the pass ends (Note [Streams in backward]). Empty on CPU.
+  std::unordered_set<Stream> leaf_streams;
 };
 
 // dependencies[n] == number of edges into n from nodes reachable from root.
@@ -116,16 +121,6 @@ void init_to_execute(Node* root, const edge_list& outputs, bool accumulate_grad,
   }
 }
 
-std::optional<Device> device_of(const Node& fn) {
-  if (fn.num_outputs() == 0) return std::nullopt;
-  return fn.input_metadata(0).device;
-}
-
-std::optional<Device> device_of_input(const Node& fn, uint32_t input_nr) {
-  if (input_nr >= fn.num_outputs()) return std::nullopt;
-  return fn.input_metadata(input_nr).device;
-}
-
 // Checks the gradients `fn_name` returned against what the receiving nodes recorded: sums
 // a broadcast gradient down to the recorded shape and casts it to the recorded dtype.
 // A slot with no recorded metadata (a hand-made node, an undefined output) is not checked.
@@ -152,6 +147,11 @@ void validate_outputs(const edge_list& edges, variable_list& grads, const std::s
 
 // Runs fn on its gradients and hands its outputs to the next nodes.
 void evaluate_function(GraphTask& task, const std::shared_ptr<Node>& fn, InputBuffer&& buffer, ReadyQueue& queue) {
+  // The node runs on the stream its forward ran on, once its gradients are ready there; its
+  // outputs are handed on from that stream too. Nothing happens for CPU nodes.
+  const std::optional<Stream> stream = fn->stream();
+  const OptionalStreamGuard stream_guard(stream);
+  buffer.wait_ready(stream);
   variable_list grads = InputBuffer::variables(std::move(buffer));
   bool hooks_ran = false;
   if (task.pruned) {
@@ -165,6 +165,7 @@ void evaluate_function(GraphTask& task, const std::shared_ptr<Node>& fn, InputBu
       for (const auto& [input_nr, index] : info.captures) {
         task.captured[index] = input_nr < grads.size() ? grads[input_nr] : Tensor();
       }
+      if (stream.has_value() && !info.captures.empty()) task.leaf_streams.insert(*stream);
     }
     if (!info.needed) return;
   }
@@ -179,8 +180,9 @@ void evaluate_function(GraphTask& task, const std::shared_ptr<Node>& fn, InputBu
   }
   const edge_list& edges = fn->next_edges();
   validate_outputs(edges, outputs, fn->name());
+  if (stream.has_value() && dynamic_cast<AccumulateGrad*>(fn.get()) != nullptr) task.leaf_streams.insert(*stream);
 
-  const std::optional<Device> producer = device_of(*fn);
+  const std::optional<Stream>& producer = stream;
   for (size_t i = 0; i < edges.size(); ++i) {
     const Edge& next = edges[i];
     if (!next.is_valid()) continue;
@@ -197,14 +199,14 @@ void evaluate_function(GraphTask& task, const std::shared_ptr<Node>& fn, InputBu
         if (info == task.exec_info.end() || !info->second.should_execute()) continue;
       }
       InputBuffer next_buffer(next_fn->num_outputs());
-      next_buffer.add(next.input_nr, std::move(outputs[i]), producer, device_of_input(*next_fn, next.input_nr));
+      next_buffer.add(next.input_nr, std::move(outputs[i]), producer, next_fn->stream());
       if (ready) {
         queue.push(NodeTask{next.function, std::move(next_buffer)});
       } else {
         task.not_ready.emplace(next_fn, std::move(next_buffer));
       }
     } else {
-      waiting->second.add(next.input_nr, std::move(outputs[i]), producer, device_of_input(*next_fn, next.input_nr));
+      waiting->second.add(next.input_nr, std::move(outputs[i]), producer, next_fn->stream());
       if (ready) {
         queue.push(NodeTask{next.function, std::move(waiting->second)});
         task.not_ready.erase(waiting);
@@ -240,6 +242,14 @@ variable_list Engine::execute(const edge_list& roots, const variable_list& grad_
   while (!queue.empty()) {
     NodeTask next = queue.pop();
     evaluate_function(task, next.fn, std::move(next.inputs), queue);
+  }
+  // The caller may read .grad() or the returned gradients on its current streams at once.
+  for (const Stream& leaf_stream : task.leaf_streams) {
+    const Stream caller_stream = device_guard_impl(leaf_stream.device().type())->current_stream(leaf_stream.device());
+    if (caller_stream == leaf_stream) continue;
+    Event event(leaf_stream.device().type());
+    event.record(leaf_stream);
+    event.block(caller_stream);
   }
   return std::move(task.captured);
 }

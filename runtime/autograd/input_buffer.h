@@ -1,12 +1,17 @@
 // InputBuffer: the gradients one node receives in a backward pass, a slot per output of the
 // forward op. Invariant: slot i == the sum of every gradient that arrived for it so far
 // (undefined while none has). The engine keeps one per node that is not ready yet.
-// See Note [Engine and devices] in docs/autograd.md for the device/stream contract of add().
+// For gradients on a device with streams it also keeps, per slot, the stream the sum is
+// formed on and an event the consumer must wait for before reading it: see Note [Streams in
+// backward] in docs/autograd.md. CPU gradients never touch that state.
 #pragma once
 
+#include <memory>
 #include <optional>
+#include <vector>
 
 #include "autograd/node.h"
+#include "core/stream_guard.h"
 
 namespace tg::autograd {
 
@@ -19,10 +24,17 @@ class InputBuffer {
   // the stored one when the buffer holds its only reference, it is dense and grad mode is
   // off, and out of place otherwise (so nothing another node or the user holds changes, and
   // create_graph records the sum).
-  // `producer` is the device of the node that made `grad`, `consumer` the device of the
-  // node that will read it: on CPU nothing happens with them; with CUDA this is where the
-  // consumer's stream waits for the producer's (Note [Engine and devices]).
-  void add(size_t pos, Tensor&& grad, const std::optional<Device>& producer, const std::optional<Device>& consumer);
+  // `producer` is the stream of the node that made `grad` and `consumer` that of the node
+  // that will read it (nullopt for CPU nodes). For a gradient on a device with streams, the
+  // sum is formed on the accumulation stream chosen from them, after waiting for the
+  // producer; CPU gradients ignore both.
+  void add(size_t pos, Tensor&& grad, const std::optional<Stream>& producer, const std::optional<Stream>& consumer);
+
+  // Makes `consumer` wait for every slot whose gradient is not ready on it yet, and marks
+  // that memory as used by it. The engine calls it just before the consumer runs.
+  void wait_ready(const std::optional<Stream>& consumer) {
+    if (consumer.has_value() && streams_ != nullptr) wait_ready_on(*consumer);
+  }
 
   size_t size() const noexcept { return buffer_.size(); }
   const Tensor& operator[](size_t pos) const { return buffer_.at(pos); }
@@ -31,7 +43,20 @@ class InputBuffer {
   static variable_list variables(InputBuffer&& buffer) { return std::move(buffer.buffer_); }
 
  private:
+  // Per slot, for a gradient on a device with streams.
+  struct SlotStreams {
+    std::optional<Stream> accumulate;  // where later gradients are added into the slot
+    std::optional<Stream> ready;       // where the slot's value was last written
+    std::optional<Event> ready_event;  // recorded on `ready` when another stream must wait
+  };
+  void wait_ready_on(const Stream& consumer);
+  void add_on_device(size_t pos, Tensor&& grad, const std::optional<Stream>& producer,
+                     const std::optional<Stream>& consumer);
+
   variable_list buffer_;
+  // One entry per slot, made when the first device gradient arrives: CPU passes never
+  // allocate it, and it costs them one pointer.
+  std::unique_ptr<std::vector<SlotStreams>> streams_;
 };
 
 }  // namespace tg::autograd

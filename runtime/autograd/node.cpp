@@ -1,5 +1,8 @@
 #include "autograd/node.h"
 
+#include <cstdint>
+
+#include "core/device_guard_impl.h"
 #include "core/error.h"
 
 namespace tg::autograd {
@@ -41,7 +44,14 @@ variable_list Node::operator()(variable_list&& grads) {
 
 uint32_t Node::add_input_metadata(const Tensor& t) {
   if (!t.defined()) return add_undefined_input_metadata();
-  input_metadata_.push_back(InputMetadata{DimVector(t.sizes()), t.scalar_type(), t.device()});
+  InputMetadata& metadata = input_metadata_.emplace_back(InputMetadata{DimVector(t.sizes()), t.scalar_type(), t.device()});
+  if (!metadata.device.is_cpu()) {
+    if (const DeviceGuardImpl* impl = device_guard_impl(metadata.device.type())) {
+      const Stream::Id id = impl->current_stream(metadata.device).id();
+      TG_INTERNAL_ASSERT(id >= 0 && id <= INT32_MAX, "stream id ", id, " does not fit InputMetadata");
+      metadata.stream_id = static_cast<int32_t>(id);
+    }
+  }
   return static_cast<uint32_t>(input_metadata_.size() - 1);
 }
 

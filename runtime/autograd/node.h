@@ -14,12 +14,14 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "autograd/edge.h"
 #include "autograd/tensor_hooks.h"
 #include "core/dim_vector.h"
+#include "core/stream.h"
 #include "core/tensor.h"
 
 namespace tg::autograd {
@@ -29,10 +31,20 @@ using edge_list = std::vector<Edge>;
 
 // The shape, dtype and device of a tensor whose gradient a node receives: the engine sums a
 // broadcast gradient down to `sizes` (sum_to) and casts it to `dtype` before passing it on.
+// stream() is the stream the forward op ran on (the current stream of `device` when the
+// output was recorded), for devices with streams; the node's backward runs on it. See
+// Note [Streams in backward] in docs/autograd.md. The id is kept in 32 bits (-1: none) so
+// that the struct stays as small as it was without streams: nodes are made per operation.
 struct InputMetadata {
   DimVector sizes;
   ScalarType dtype = ScalarType::Undefined;
   Device device{DeviceType::CPU};
+  int32_t stream_id = -1;
+
+  std::optional<Stream> stream() const {
+    if (stream_id < 0) return std::nullopt;
+    return Stream(device, stream_id);
+  }
 };
 
 // The next sequence number of this thread (each thread counts on its own, as in PyTorch).
@@ -73,6 +85,14 @@ class Node : public std::enable_shared_from_this<Node> {
   uint32_t add_undefined_input_metadata();
   const InputMetadata& input_metadata(size_t i) const { return input_metadata_.at(i); }
   size_t num_outputs() const noexcept { return input_metadata_.size(); }
+  // The stream backward runs on: that of the first output on a device with streams, or
+  // nullopt when every output is on the CPU (PyTorch's Node::stream()).
+  std::optional<Stream> stream() const {
+    for (const InputMetadata& metadata : input_metadata_) {
+      if (metadata.stream_id >= 0) return metadata.stream();
+    }
+    return std::nullopt;
+  }
 
   // Hooks of the tensors this node made (non-leaf tensors' register_hook and retain_grad).
   // The engine runs them on the gradients this node receives, before capturing those for

@@ -1,5 +1,7 @@
 #include "core/generator.h"
 
+#include <atomic>
+
 namespace tg {
 
 Generator::Generator(uint64_t seed) : state_(std::make_shared<State>()) {
@@ -23,6 +25,15 @@ Generator& default_generator() {
   return generator;
 }
 
-void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
+namespace {
+std::atomic<ManualSeedHook> g_manual_seed_hook{nullptr};
+}  // namespace
+
+void manual_seed(uint64_t seed) {
+  default_generator().manual_seed(seed);
+  if (ManualSeedHook hook = g_manual_seed_hook.load(std::memory_order_acquire)) hook(seed);
+}
+
+void set_manual_seed_hook(ManualSeedHook hook) { g_manual_seed_hook.store(hook, std::memory_order_release); }
 
 }  // namespace tg

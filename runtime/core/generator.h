@@ -57,7 +57,13 @@ class Generator {
 // The process-wide generator the CPU random kernels use when given none.
 Generator& default_generator();
 
-// Seeds the default generator (torch.manual_seed).
+// Seeds the default generator and, through the hook below, every other device's random state
+// (torch.manual_seed).
 void manual_seed(uint64_t seed);
+
+// Installed by a backend with random state of its own (the CUDA runtime, at load): called by
+// manual_seed with the seed, after the CPU generator is seeded.
+using ManualSeedHook = void (*)(uint64_t seed);
+void set_manual_seed_hook(ManualSeedHook hook);
 
 }  // namespace tg

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/stream_guard.h"
 
 namespace tg {
 
@@ -22,6 +23,11 @@ void StorageImpl::grow_to(size_t nbytes) {
 
 Storage make_storage(size_t nbytes, Device device) {
   Allocator* allocator = get_allocator(device.type());
+  if (device.is_cpu()) return make_intrusive<StorageImpl>(allocator->allocate(nbytes), nbytes, allocator);
+  // Device allocators allocate on the current device: make the one asked for current (when
+  // the device type has a guard implementation; a test's fake allocator may have none).
+  const bool guard_device = device.has_index() && device_guard_impl(device.type()) != nullptr;
+  const OptionalDeviceGuard guard(guard_device ? std::optional<Device>(device) : std::nullopt);
   return make_intrusive<StorageImpl>(allocator->allocate(nbytes), nbytes, allocator);
 }
 

@@ -1,0 +1,113 @@
+// CUDA kernels of the binary pointwise operators (add, sub, mul, div, pow), the comparisons
+// and where. Each computes as its CPU kernel does (kernels/cpu/binary_kernels.cpp,
+// compare_kernels.cpp): in the opmath type of its dtype, with the CPU's integer semantics.
+// See Note [One kernel per family and dtype].
+#include <type_traits>
+
+#include "cuda/device_math.cuh"
+#include "cuda/elementwise.cuh"
+#include "cuda/pointwise_ops.h"
+
+namespace tg::cuda {
+
+// Note [One kernel per family and dtype]
+// The operators of a family (arithmetic, comparisons, unary functions) share one kernel per
+// dtype, and the operator is a run-time field of the functor. Every thread of a launch takes
+// the same branch, so the switch costs a few instructions per element in kernels bound by
+// memory bandwidth, while the number of kernels nvcc compiles (for each GPU architecture)
+// drops by the number of operators in the family.
+
+namespace {
+
+template <typename T>
+struct ArithmeticFunctor {
+  BinaryOp op;
+  T alpha;  // Add and Sub
+
+  __device__ T operator()(T x, T y) const {
+    switch (op) {
+      case BinaryOp::Add:
+        return math::add(x, math::mul(alpha, y));
+      case BinaryOp::Sub:
+        return math::sub(x, math::mul(alpha, y));
+      case BinaryOp::Mul:
+        return math::mul(x, y);
+      case BinaryOp::Div:
+        if constexpr (std::is_floating_point_v<T>) return x / y;
+        break;
+      case BinaryOp::Pow:
+        if constexpr (std::is_floating_point_v<T>) {
+          return ::pow(x, y);
+        } else if constexpr (!std::is_same_v<T, bool>) {
+          return math::powi(x, y);
+        }
+        break;
+    }
+    return T();
+  }
+};
+
+template <typename T>
+struct CompareFunctor {
+  CompareOp op;
+
+  __device__ bool operator()(T x, T y) const {
+    switch (op) {
+      case CompareOp::Eq: return x == y;
+      case CompareOp::Ne: return x != y;
+      case CompareOp::Lt: return x < y;
+      case CompareOp::Le: return x <= y;
+      case CompareOp::Gt: return x > y;
+      case CompareOp::Ge: return x >= y;
+    }
+    return false;
+  }
+};
+
+template <typename T>
+struct WhereFunctor {
+  __device__ T operator()(bool condition, T x, T y) const { return condition ? x : y; }
+};
+
+// The dtypes each arithmetic operator supports: those of its CPU kernel.
+template <typename Body>
+void dispatch_arithmetic(BinaryOp op, ScalarType dtype, Body&& body) {
+  switch (op) {
+    case BinaryOp::Add: return dispatch_device_dtype<kAllTypes>(dtype, "add", body);
+    case BinaryOp::Sub: return dispatch_device_dtype<kNumericTypes>(dtype, "sub", body);
+    case BinaryOp::Mul: return dispatch_device_dtype<kAllTypes>(dtype, "mul", body);
+    case BinaryOp::Div: return dispatch_device_dtype<kFloatingTypes>(dtype, "div", body);
+    case BinaryOp::Pow: return dispatch_device_dtype<kNumericTypes>(dtype, "pow", body);
+  }
+}
+
+const char* compare_name(CompareOp op) {
+  constexpr const char* kNames[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+  return kNames[static_cast<int>(op)];
+}
+
+}  // namespace
+
+void launch_binary(BinaryOp op, ScalarType dtype, const ElementwiseArgs& args, ScalarValue alpha) {
+  dispatch_arithmetic(op, dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const ArithmeticFunctor<opmath_t<T>> functor{op, scalar_as<opmath_t<T>>(alpha)};
+    launch_elementwise<T, T, T>(args, functor);
+  });
+}
+
+void launch_compare(CompareOp op, ScalarType dtype, const ElementwiseArgs& args) {
+  dispatch_device_dtype<kAllTypes>(dtype, compare_name(op), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<bool, T, T>(args, CompareFunctor<opmath_t<T>>{op});
+  });
+}
+
+void launch_where(ScalarType dtype, const ElementwiseArgs& args) {
+  dispatch_device_dtype<kAllTypes>(dtype, "where", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<T, bool, T, T>(args, WhereFunctor<opmath_t<T>>{});
+  });
+}
+
+}  // namespace tg::cuda

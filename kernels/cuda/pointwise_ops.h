@@ -1,0 +1,35 @@
+// The pointwise operations of the CUDA backend, as the host code (pointwise.cpp) asks for
+// them: an operation code, the dtype it computes in, and the operands as ElementwiseArgs.
+// The .cu files instantiate one kernel per operation and dtype; a dtype outside an
+// operation's set raises the same NotImplementedError as the CPU kernel ("[add] not
+// implemented for 'bool'; supported: ..."). Each launch runs on the current stream.
+#pragma once
+
+#include <optional>
+
+#include "core/scalar_type.h"
+#include "cuda/elementwise_args.h"
+
+namespace tg::cuda {
+
+enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Pow };
+enum class CompareOp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
+enum class UnaryOp : uint8_t { Neg, Abs, Exp, Log, Sqrt, Relu, Sigmoid, Tanh };
+
+// out = self op other in `dtype` (out's). Add and Sub scale `other` by alpha.
+void launch_binary(BinaryOp op, ScalarType dtype, const ElementwiseArgs& args, ScalarValue alpha);
+// out (bool, or self's dtype in place) = self op other, compared in `dtype` (their result type).
+void launch_compare(CompareOp op, ScalarType dtype, const ElementwiseArgs& args);
+// out = where(condition, self, other), in `dtype` (out's); operands: out, condition, self, other.
+void launch_where(ScalarType dtype, const ElementwiseArgs& args);
+
+void launch_unary(UnaryOp op, ScalarType dtype, const ElementwiseArgs& args);
+// out = min(max(self, lo), hi) with NaN propagated; a missing bound is not applied.
+void launch_clamp(ScalarType dtype, const ElementwiseArgs& args, std::optional<ScalarValue> lo,
+                  std::optional<ScalarValue> hi);
+// out = input converted to out's dtype (any dtype to any dtype).
+void launch_copy(ScalarType dtype, const ElementwiseArgs& args);
+// out = value (operands: out only).
+void launch_fill(ScalarType dtype, const ElementwiseArgs& args, ScalarValue value);
+
+}  // namespace tg::cuda

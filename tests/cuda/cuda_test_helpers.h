@@ -1,0 +1,76 @@
+// Helpers of the GPU tests: moving tensors between devices, reading values back, and
+// comparing a CUDA result with the CPU's.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <tensorgen/tensorgen.h>
+
+namespace cuda_test {
+
+inline const tg::Device kGpu(tg::kCUDA, 0);
+
+inline tg::Tensor on_gpu(const tg::Tensor& t) { return t.to(kGpu); }
+inline tg::Tensor on_cpu(const tg::Tensor& t) { return t.to(tg::Device(tg::kCPU)); }
+
+// Every element as a double, in row-major order (the tensor may be on any device).
+inline std::vector<double> values(const tg::Tensor& t) {
+  const tg::Tensor cpu = on_cpu(t).to(tg::kDouble).contiguous();
+  const double* data = cpu.data_ptr<double>();
+  return std::vector<double>(data, data + cpu.numel());
+}
+
+struct Tolerance {
+  double atol = 1e-5;
+  double rtol = 1e-5;
+};
+
+inline Tolerance tolerance_for(tg::ScalarType dtype) {
+  switch (dtype) {
+    case tg::kHalf: return {1e-2, 1e-2};
+    case tg::kBFloat16: return {5e-2, 5e-2};
+    case tg::kFloat: return {1e-4, 1e-4};
+    case tg::kDouble: return {1e-10, 1e-10};
+    default: return {0, 0};
+  }
+}
+
+// Checks shape, dtype and values (NaN equal to NaN) of a CUDA result against the CPU's.
+inline void check_same(const tg::Tensor& cpu, const tg::Tensor& gpu, const std::string& what,
+                       Tolerance tolerance) {
+  INFO(what);
+  REQUIRE(gpu.is_cuda());
+  REQUIRE(cpu.sizes() == gpu.sizes());
+  REQUIRE(cpu.scalar_type() == gpu.scalar_type());
+  const std::vector<double> expected = values(cpu), actual = values(gpu);
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const double e = expected[i], a = actual[i];
+    if (std::isnan(e) || std::isnan(a)) {
+      CHECK_MESSAGE(std::isnan(e) == std::isnan(a), "element ", i, ": CPU ", e, ", CUDA ", a);
+      continue;
+    }
+    if (e == a) continue;  // equal infinities too
+    CHECK_MESSAGE(std::fabs(e - a) <= tolerance.atol + tolerance.rtol * std::fabs(e), "element ", i, ": CPU ", e,
+                  ", CUDA ", a);
+  }
+}
+
+inline void check_same(const tg::Tensor& cpu, const tg::Tensor& gpu, const std::string& what) {
+  check_same(cpu, gpu, what, tolerance_for(cpu.scalar_type()));
+}
+
+// A CPU tensor of `dtype` with values that suit every operator: normal floats, small
+// integers (-5..5, or 0..9 for uint8), random bools.
+inline tg::Tensor sample(tg::IntArrayRef sizes, tg::ScalarType dtype) {
+  const tg::Tensor x = tg::randn(sizes, tg::TensorOptions().dtype(tg::kDouble));
+  if (tg::is_floating_type(dtype)) return x.to(dtype);
+  if (dtype == tg::kBool) return tg::gt(x, 0.0);
+  if (dtype == tg::kByte) return tg::clamp(x * 3.0 + 5.0, 0.0, 9.0).to(dtype);
+  return tg::clamp(x * 3.0, -5.0, 5.0).to(dtype);
+}
+
+}  // namespace cuda_test
