@@ -87,6 +87,37 @@ inline Tensor without_partial_overlap(const Tensor& out, const Tensor& input) {
   return contiguous_copy(input);
 }
 
+// out[j] = op(inputs[j]...) for j < m when every input row is contiguous, or for a binary
+// op when one input is a scalar (stride 0: a broadcast number, or a 0-dim tensor) and the
+// other contiguous: the scalar is loaded once, so the loop vectorises like the contiguous
+// one. Returns false, doing nothing, for other strides.
+template <typename R, typename Op, typename... Inputs>
+bool contiguous_row(const Op& op, R* out, int64_t m, const Inputs&... inputs) {
+  if ((inputs.contiguous() && ...)) {
+    [[maybe_unused]] const auto typed = std::make_tuple(inputs.typed()...);
+    [&]<size_t... I>(std::index_sequence<I...>) {
+      for (int64_t j = 0; j < m; ++j) out[j] = op(std::get<I>(typed)[j]...);
+    }(std::index_sequence_for<Inputs...>());
+    return true;
+  }
+  if constexpr (sizeof...(Inputs) == 2) {
+    const auto& [a, b] = std::tie(inputs...);
+    if (a.contiguous() && b.stride == 0) {
+      const auto* x = a.typed();
+      const auto y = b[0];
+      for (int64_t j = 0; j < m; ++j) out[j] = op(x[j], y);
+      return true;
+    }
+    if (a.stride == 0 && b.contiguous()) {
+      const auto x = a[0];
+      const auto* y = b.typed();
+      for (int64_t j = 0; j < m; ++j) out[j] = op(x, y[j]);
+      return true;
+    }
+  }
+  return false;
+}
+
 template <typename Op, size_t... I>
 void elementwise_row(const Op& op, const std::array<char*, sizeof...(I) + 1>& ptrs,
                      const std::array<int64_t, sizeof...(I) + 1>& strides,
@@ -102,10 +133,8 @@ void elementwise_row(const Op& op, const std::array<char*, sizeof...(I) + 1>& pt
       RowBuffer<R> result;
       for (int64_t j = 0; j < m; ++j) result.data()[j] = op(std::get<I>(inputs)[j]...);
       store_row(dst, strides[0], dtypes[0], result.data(), m);
-    } else if (strides[0] == static_cast<int64_t>(sizeof(R)) && (std::get<I>(inputs).contiguous() && ...)) {
-      R* out = reinterpret_cast<R*>(dst);
-      [[maybe_unused]] const auto typed = std::make_tuple(std::get<I>(inputs).typed()...);
-      for (int64_t j = 0; j < m; ++j) out[j] = op(std::get<I>(typed)[j]...);
+    } else if (strides[0] == static_cast<int64_t>(sizeof(R)) &&
+               contiguous_row(op, reinterpret_cast<R*>(dst), m, std::get<I>(inputs)...)) {
     } else {
       for (int64_t j = 0; j < m; ++j) *reinterpret_cast<R*>(dst + j * strides[0]) = op(std::get<I>(inputs)[j]...);
     }
@@ -164,10 +193,17 @@ void elementwise_kernel(const Tensor& out, const Op& op, const Inputs&... inputs
   }
   std::array<IntArrayRef, kInputs + 1> stride_refs;
   for (size_t k = 0; k <= kInputs; ++k) stride_refs[k] = strides[k];
-  StridedLoop<kInputs + 1> loop(out.sizes(), data, stride_refs);
-  loop.run([&](const auto& ptrs, const auto& row_strides, int64_t n) {
+  const StridedLoop<kInputs + 1> loop(out.sizes(), data, stride_refs);
+  const auto row = [&](const auto& ptrs, const auto& row_strides, int64_t n) {
     detail::elementwise_row(op, ptrs, row_strides, dtypes, n, indices);
-  });
+  };
+  // Threads take disjoint ranges of out, unless out repeats elements (an expanded out).
+  if (!loop.distinct_elements(0)) {
+    loop.run(row);
+    return;
+  }
+  parallel_for(loop.numel(), kParallelGrain,
+               [&](int64_t begin, int64_t end) { loop.run_range(begin, end, row); });
 }
 
 // The elementwise kernels of an operator dispatched on `scalar_t`: the inputs load as

@@ -4,6 +4,7 @@
 // See Note [Iteration order] and Note [Coalescing dims].
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -61,7 +62,14 @@ class StridedLoop {
   // elements of operand k are at ptrs[k] + j * strides[k], j < n.
   template <typename Row>
   void run(Row&& row) const {
-    if (empty_) return;
+    run_range(0, numel(), row);
+  }
+
+  // The same over the elements [begin, end) of the iteration order only: rows at the ends of
+  // the range are partial. Disjoint ranges may run on different threads.
+  template <typename Row>
+  void run_range(int64_t begin, int64_t end, Row&& row) const {
+    if (empty_ || begin >= end) return;
     const int64_t ndim = static_cast<int64_t>(shape_.size());
     if (ndim == 0) {
       row(data_, Strides{}, int64_t{1});
@@ -70,12 +78,24 @@ class StridedLoop {
     Strides inner;
     for (size_t k = 0; k < N; ++k) inner[k] = strides_[k][ndim - 1];
     const int64_t n = shape_[ndim - 1];
+    // The position of element `begin`: its index along each dim, and the operands' pointers.
     DimVector counter(static_cast<size_t>(ndim), 0);
     Pointers ptrs = data_;
-    for (;;) {
-      row(ptrs, inner, n);
-      int64_t d = ndim - 2;
-      for (; d >= 0; --d) {
+    for (int64_t d = ndim - 1, rest = begin; d >= 0; --d) {
+      counter[d] = rest % shape_[d];
+      rest /= shape_[d];
+      for (size_t k = 0; k < N; ++k) ptrs[k] += counter[d] * strides_[k][d];
+    }
+    for (int64_t done = begin;;) {
+      const int64_t first = counter[ndim - 1];
+      const int64_t count = std::min(n - first, end - done);
+      row(ptrs, inner, count);
+      done += count;
+      if (done >= end) return;
+      // The next row starts at index 0 of the innermost dim, one step along the others.
+      for (size_t k = 0; k < N; ++k) ptrs[k] -= first * inner[k];
+      counter[ndim - 1] = 0;
+      for (int64_t d = ndim - 2; d >= 0; --d) {
         if (++counter[d] < shape_[d]) {
           for (size_t k = 0; k < N; ++k) ptrs[k] += strides_[k][d];
           break;
@@ -83,8 +103,23 @@ class StridedLoop {
         counter[d] = 0;
         for (size_t k = 0; k < N; ++k) ptrs[k] -= strides_[k][d] * (shape_[d] - 1);
       }
-      if (d < 0) return;
     }
+  }
+
+  // The number of elements iterated (the product of the shape).
+  int64_t numel() const {
+    int64_t total = 1;
+    for (int64_t size : shape_) total *= size;
+    return empty_ ? 0 : total;
+  }
+
+  // Whether operand k is written at distinct addresses along every iterated dim (no stride
+  // 0), so that disjoint ranges of the iteration never touch the same element of it.
+  bool distinct_elements(size_t k) const {
+    for (int64_t stride : strides_[k]) {
+      if (stride == 0) return false;
+    }
+    return true;
   }
 
  private:

@@ -1,0 +1,178 @@
+// Tests of the CPU kernel machinery that every kernel shares (kernels/cpu): the vector exp,
+// StridedLoop's ranges (what threads split), the parallel strided elementwise path, the
+// scalar-operand rows, and the vectorised softmax rows against double references.
+#include <cmath>
+#include <limits>
+#include <tuple>
+#include <vector>
+
+#include "cpu/strided_loop.h"
+#include "cpu/vec.h"
+#include "ops_test_helpers.h"
+
+using namespace ops_test;
+using tg::Tensor;
+
+namespace {
+
+// Restores the thread count a test changed.
+struct ThreadCount {
+  int saved = tg::get_num_threads();
+  explicit ThreadCount(int n) { tg::set_num_threads(n); }
+  ~ThreadCount() { tg::set_num_threads(saved); }
+};
+
+// Whether a and b hold the same values (read as doubles) elementwise, within
+// atol + rtol * |b|.
+bool close(const Tensor& a, const Tensor& b, double rtol = 0, double atol = 0) {
+  const Values x = values(a), y = values(b);
+  if (x.size() != y.size() || shape(a) != shape(b)) return false;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!(std::fabs(x[i] - y[i]) <= atol + rtol * std::fabs(y[i]))) return false;
+  }
+  return true;
+}
+
+// Elements 0, 1, 2, ... as a float tensor of `sizes`.
+Tensor iota(const Ints& sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return tg::arange(n, tg::kFloat).reshape(sizes);
+}
+
+}  // namespace
+
+TEST_CASE("cpu vec::exp is within 2 ulp of exp over float's range, with exact special values") {
+  namespace vec = tg::cpu::vec;
+  double worst = 0;
+  for (double x = -87.0; x < 88.5; x += 0.0173) {
+    const vec::Vec e = vec::exp(vec::broadcast(static_cast<float>(x)));
+    const double reference = std::exp(static_cast<double>(static_cast<float>(x)));
+    worst = std::max(worst, std::fabs(e[0] - reference) / reference);
+  }
+  CHECK(worst < 2 * std::numeric_limits<float>::epsilon());
+  const float inf = std::numeric_limits<float>::infinity();
+  const vec::Vec special = vec::exp(vec::Vec{-inf, inf, std::nanf(""), 0.0f});
+  CHECK(special[0] == 0.0f);  // softmax's masked (-inf) entries must give exactly 0
+  CHECK(special[1] == inf);
+  CHECK(std::isnan(special[2]));
+  CHECK(special[3] == 1.0f);
+  const vec::Vec edges = vec::exp(vec::Vec{-100.0f, 100.0f, 88.7f, -87.3f});
+  CHECK(edges[0] == 0.0f);
+  CHECK(edges[1] == inf);
+  CHECK(edges[2] == doctest::Approx(std::exp(double{88.7f})).epsilon(1e-6));
+  CHECK(edges[3] == doctest::Approx(std::exp(double{-87.3f})).epsilon(1e-6));
+}
+
+TEST_CASE("StridedLoop::run_range over any split visits exactly the rows run visits") {
+  // A permuted, partly broadcast 3-D iteration that does not coalesce into one row.
+  const Ints shape{3, 4, 5};
+  const std::vector<int64_t> out_strides{4, 60, 12}, in_strides{0, 4, 20};
+  std::array<char*, 2> data{nullptr, nullptr};
+  const tg::cpu::StridedLoop<2> loop(shape, data, {tg::IntArrayRef(out_strides), tg::IntArrayRef(in_strides)});
+  REQUIRE(loop.numel() == 60);
+  // Each element as (operand 0 offset, operand 1 offset), in iteration order.
+  using Visit = std::pair<std::intptr_t, std::intptr_t>;
+  const auto collect = [&](int64_t begin, int64_t end, std::vector<Visit>& visits) {
+    loop.run_range(begin, end, [&](const auto& ptrs, const auto& strides, int64_t n) {
+      for (int64_t j = 0; j < n; ++j) {
+        visits.emplace_back(reinterpret_cast<std::intptr_t>(ptrs[0] + j * strides[0]),
+                            reinterpret_cast<std::intptr_t>(ptrs[1] + j * strides[1]));
+      }
+    });
+  };
+  std::vector<Visit> whole;
+  collect(0, loop.numel(), whole);
+  REQUIRE(whole.size() == 60);
+  for (int64_t cut1 : {0, 1, 7, 20, 33}) {
+    for (int64_t cut2 : {33, 41, 59, 60}) {
+      std::vector<Visit> parts;
+      collect(0, cut1, parts);
+      collect(cut1, cut2, parts);
+      collect(cut2, 60, parts);
+      CHECK((parts == whole));
+    }
+  }
+  CHECK(loop.distinct_elements(0));
+  CHECK_FALSE(loop.distinct_elements(1));  // operand 1 is broadcast along dim 0
+}
+
+TEST_CASE("strided elementwise ops split across two threads give the one-thread result") {
+  // 300 x 400 = 120,000 elements, above the parallel grain, through the strided path: a
+  // transposed operand, a broadcast row, and a mixed-dtype operand that is converted.
+  const Tensor a = iota({400, 300}).t();
+  const Tensor b = iota({400}) * 0.5;
+  const Tensor c = tg::arange(300 * 400, tg::kInt).reshape({300, 400});
+  Tensor expected_sum, expected_mixed;
+  {
+    ThreadCount one(1);
+    expected_sum = tg::add(a, b);
+    expected_mixed = tg::mul(a, c);
+  }
+  ThreadCount two(2);
+  CHECK(close(tg::add(a, b), expected_sum));
+  CHECK(close(tg::mul(a, c), expected_mixed));
+  // Spot values computed by hand: a[i][j] = j * 300 + i, b[j] = j / 2, c[i][j] = i * 400 + j.
+  const Values sum = values(expected_sum);
+  for (int64_t i : {0, 123, 299}) {
+    for (int64_t j : {0, 201, 399}) {
+      CHECK(sum[static_cast<size_t>(i * 400 + j)] == doctest::Approx(j * 300 + i + j * 0.5));
+    }
+  }
+  // An out= into a transposed tensor, written by both threads.
+  Tensor out = tg::empty({400, 300}).t();
+  tg::add_out(out, a, b);
+  CHECK(close(out, expected_sum));
+}
+
+TEST_CASE("binary ops with a scalar operand on either side, whole tensors and broadcast columns") {
+  const Tensor x = iota({6, 37});
+  const Tensor s = tg::full({}, 2.5);
+  const Values xs = values(x);
+  const Values left = values(tg::sub(s, x)), right = values(tg::sub(x, s));
+  for (size_t i = 0; i < xs.size(); ++i) {
+    CHECK(left[i] == 2.5 - xs[i]);
+    CHECK(right[i] == xs[i] - 2.5);
+  }
+  // [6, 37] - [6, 1]: each row's second operand is a stride-0 scalar.
+  const Tensor column = iota({6, 1}) * 10.0;
+  const Values rows = values(tg::sub(x, column)), rows_left = values(tg::sub(column, x));
+  for (int64_t i = 0; i < 6; ++i) {
+    for (int64_t j = 0; j < 37; ++j) {
+      const size_t at = static_cast<size_t>(i * 37 + j);
+      CHECK(rows[at] == xs[at] - 10.0 * i);
+      CHECK(rows_left[at] == 10.0 * i - xs[at]);
+    }
+  }
+}
+
+TEST_CASE("float softmax rows (vectorised) match a double reference for every tail length") {
+  for (int64_t n : {1, 3, 4, 5, 8, 13, 64, 1001}) {
+    const Tensor x = tg::randn({3, n}) * 4.0;
+    const Tensor reference = tg::softmax(x.to(tg::kDouble), 1);
+    const Tensor log_reference = tg::log_softmax(x.to(tg::kDouble), 1);
+    CHECK(close(tg::softmax(x, 1), reference, 1e-6, 1e-7));
+    CHECK(close(tg::log_softmax(x, 1), log_reference, 1e-6, 1e-5));
+    // Backward through both, against the double computation.
+    const Tensor g = tg::randn({3, n});
+    const Tensor y = tg::softmax(x, 1), log_y = tg::log_softmax(x, 1);
+    CHECK(close(tg::_softmax_backward_data(g, y, 1, tg::kFloat),
+                       tg::_softmax_backward_data(g.to(tg::kDouble), y.to(tg::kDouble), 1, tg::kDouble), 1e-5, 1e-6));
+    CHECK(close(tg::_log_softmax_backward_data(g, log_y, 1, tg::kFloat),
+                       tg::_log_softmax_backward_data(g.to(tg::kDouble), log_y.to(tg::kDouble), 1, tg::kDouble),
+                       1e-5, 1e-5));
+  }
+}
+
+TEST_CASE("float softmax gives exactly 0 to -inf entries (attention masks) and NaN to NaN rows") {
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor x = make({-inf, 0, 1, -inf, 2, -inf, -inf, 3, std::nan(""), 1, 2, 3, 4, 5, 6, 7}, {2, 8});
+  const Values y = values(tg::softmax(x, 1));
+  const double total = 1 + std::exp(1.0) + std::exp(2.0) + std::exp(3.0);
+  CHECK(y[0] == 0.0);
+  CHECK(y[1] == doctest::Approx(1 / total));
+  CHECK(y[3] == 0.0);
+  CHECK(y[7] == doctest::Approx(std::exp(3.0) / total));
+  for (size_t i = 8; i < 16; ++i) CHECK(std::isnan(y[i]));
+  CHECK(values(tg::log_softmax(x, 1))[0] == -inf);
+}
