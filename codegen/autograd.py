@@ -36,6 +36,7 @@ from codegen.registry import Registry
 # Tensor attributes a formula may read without keeping the tensor alive.
 TENSOR_ATTRIBUTES = {
     "sizes": ("std::vector<int64_t>", "{name}.sizes().vec()"),
+    "strides": ("std::vector<int64_t>", "{name}.strides().vec()"),
     "scalar_type": ("ScalarType", "{name}.scalar_type()"),
     "device": ("Device", "{name}.device()"),
     "options": ("TensorOptions", "{name}.options()"),

@@ -77,6 +77,13 @@ struct function_traits<R (*)(A...)> {
 
 namespace detail {
 
+// Note [Local op copies]
+// The loops call a local copy of the op, never the caller's object through a reference: the
+// compiler cannot prove that stores to out leave the referenced object (and the constants
+// it captured, like sub's alpha) unchanged, so it would reload them every element and not
+// vectorise. A copy whose address never escapes is known to be untouched. For the same
+// reason unary_kernel and binary_kernel capture the op by value.
+
 // `input` itself, or a contiguous copy when it shares memory with `out` other than as the
 // very same elements (same start, shape and strides).
 inline Tensor without_partial_overlap(const Tensor& out, const Tensor& input) {
@@ -92,7 +99,8 @@ inline Tensor without_partial_overlap(const Tensor& out, const Tensor& input) {
 // other contiguous: the scalar is loaded once, so the loop vectorises like the contiguous
 // one. Returns false, doing nothing, for other strides.
 template <typename R, typename Op, typename... Inputs>
-bool contiguous_row(const Op& op, R* out, int64_t m, const Inputs&... inputs) {
+bool contiguous_row(const Op& op_ref, R* out, int64_t m, const Inputs&... inputs) {
+  const Op op = op_ref;  // a local copy: see Note [Local op copies]
   if ((inputs.contiguous() && ...)) {
     [[maybe_unused]] const auto typed = std::make_tuple(inputs.typed()...);
     [&]<size_t... I>(std::index_sequence<I...>) {
@@ -119,11 +127,12 @@ bool contiguous_row(const Op& op, R* out, int64_t m, const Inputs&... inputs) {
 }
 
 template <typename Op, size_t... I>
-void elementwise_row(const Op& op, const std::array<char*, sizeof...(I) + 1>& ptrs,
+void elementwise_row(const Op& op_ref, const std::array<char*, sizeof...(I) + 1>& ptrs,
                      const std::array<int64_t, sizeof...(I) + 1>& strides,
                      const std::array<ScalarType, sizeof...(I) + 1>& dtypes, int64_t n, std::index_sequence<I...>) {
   using Traits = function_traits<Op>;
   using R = typename Traits::result;
+  const Op op = op_ref;  // see Note [Local op copies]
   std::tuple<RowInput<std::tuple_element_t<I, typename Traits::args>>...> inputs;
   for (int64_t begin = 0; begin < n; begin += kRowChunk) {
     const int64_t m = std::min(kRowChunk, n - begin);
@@ -157,7 +166,8 @@ bool elementwise_contiguous(const Op& op, const Tensor& out, const std::array<Te
   [[maybe_unused]] const auto src = std::make_tuple(
       static_cast<const std::tuple_element_t<I, typename Traits::args>*>(inputs[I].data_ptr())...);
   parallel_for(out.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-    for (int64_t j = begin; j < end; ++j) dst[j] = op(std::get<I>(src)[j]...);
+    const Op local_op = op;  // see Note [Local op copies]
+    for (int64_t j = begin; j < end; ++j) dst[j] = local_op(std::get<I>(src)[j]...);
   });
   return true;
 }
@@ -212,13 +222,13 @@ void elementwise_kernel(const Tensor& out, const Op& op, const Inputs&... inputs
 template <typename scalar_t, typename Op>
 void unary_kernel(const Tensor& out, const Tensor& self, const Op& op) {
   using T = opmath_t<scalar_t>;
-  elementwise_kernel(out, [&op](T x) -> T { return static_cast<T>(op(x)); }, self);
+  elementwise_kernel(out, [op](T x) -> T { return static_cast<T>(op(x)); }, self);
 }
 
 template <typename scalar_t, typename Op>
 void binary_kernel(const Tensor& out, const Tensor& a, const Tensor& b, const Op& op) {
   using T = opmath_t<scalar_t>;
-  elementwise_kernel(out, [&op](T x, T y) -> T { return static_cast<T>(op(x, y)); }, a, b);
+  elementwise_kernel(out, [op](T x, T y) -> T { return static_cast<T>(op(x, y)); }, a, b);
 }
 
 }  // namespace tg::cpu

@@ -31,6 +31,15 @@ Tensor maybe_multiply(const Tensor& t, const Scalar& s) {
   return is_one ? t : t * s;
 }
 
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2_sizes, IntArrayRef mat2_strides,
+                        const Scalar& alpha) {
+  const bool column_major =
+      mat2_sizes.size() == 2 && mat2_sizes[0] > 1 && mat2_sizes[1] > 1 && mat2_strides[0] == 1 &&
+      mat2_strides[1] == mat2_sizes[0];
+  if (column_major) return maybe_multiply(grad.t().mm(mat1).t(), alpha);
+  return maybe_multiply(mat1.t().mm(grad), alpha);
+}
+
 Tensor to_copy_backward(const Tensor& grad, ScalarType self_dtype, Device self_device) {
   return grad.to(TensorOptions().dtype(self_dtype).device(self_device));
 }

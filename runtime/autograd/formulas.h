@@ -23,6 +23,12 @@ void materialize_undefined_grads(const Node& node, variable_list& grads);
 
 // --- formulas ---
 Tensor maybe_multiply(const Tensor& t, const Scalar& s);
+// mm's gradient for mat2, alpha * mat1^T grad, laid out like mat2: when mat2 is column-major
+// (the transpose of a row-major matrix, as linear's weight.t() is) it is computed as
+// (grad^T mat1)^T, so the weight's gradient comes out of t()'s backward contiguous and
+// AccumulateGrad keeps it without a copy (as PyTorch's mm_mat2_backward).
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2_sizes, IntArrayRef mat2_strides,
+                        const Scalar& alpha);
 Tensor to_copy_backward(const Tensor& grad, ScalarType self_dtype, Device self_device);
 Tensor permute_backwards(const Tensor& grad, IntArrayRef dims);
 Tensor abs_backward(const Tensor& grad, const Tensor& self);
