@@ -78,11 +78,12 @@ struct function_traits<R (*)(A...)> {
 namespace detail {
 
 // Note [Local op copies]
-// The loops call a local copy of the op, never the caller's object through a reference: the
-// compiler cannot prove that stores to out leave the referenced object (and the constants
-// it captured, like sub's alpha) unchanged, so it would reload them every element and not
-// vectorise. A copy whose address never escapes is known to be untouched. For the same
-// reason unary_kernel and binary_kernel capture the op by value.
+// The loops call a local copy of the op and read pointers held in locals, never through a
+// reference to the caller's objects: the compiler cannot prove that stores to out leave
+// referenced memory (the constants an op captured, like sub's alpha, or a captured tuple of
+// pointers) unchanged, so it would reload it every element and not vectorise. A local whose
+// address never escapes is known to be untouched. For the same reason unary_kernel and
+// binary_kernel capture the op by value.
 
 // `input` itself, or a contiguous copy when it shares memory with `out` other than as the
 // very same elements (same start, shape and strides).
@@ -94,6 +95,14 @@ inline Tensor without_partial_overlap(const Tensor& out, const Tensor& input) {
   return contiguous_copy(input);
 }
 
+// out[j] = op(in[j]...) for begin <= j < end. Everything the loop reads is a parameter or a
+// local, never memory a store to out might change: see Note [Local op copies].
+template <typename R, typename Op, typename... In>
+void contiguous_loop(const Op& op_ref, R* out, int64_t begin, int64_t end, const In*... in) {
+  const Op op = op_ref;
+  for (int64_t j = begin; j < end; ++j) out[j] = op(in[j]...);
+}
+
 // out[j] = op(inputs[j]...) for j < m when every input row is contiguous, or for a binary
 // op when one input is a scalar (stride 0: a broadcast number, or a 0-dim tensor) and the
 // other contiguous: the scalar is loaded once, so the loop vectorises like the contiguous
@@ -102,10 +111,7 @@ template <typename R, typename Op, typename... Inputs>
 bool contiguous_row(const Op& op_ref, R* out, int64_t m, const Inputs&... inputs) {
   const Op op = op_ref;  // a local copy: see Note [Local op copies]
   if ((inputs.contiguous() && ...)) {
-    [[maybe_unused]] const auto typed = std::make_tuple(inputs.typed()...);
-    [&]<size_t... I>(std::index_sequence<I...>) {
-      for (int64_t j = 0; j < m; ++j) out[j] = op(std::get<I>(typed)[j]...);
-    }(std::index_sequence_for<Inputs...>());
+    contiguous_loop(op, out, 0, m, inputs.typed()...);
     return true;
   }
   if constexpr (sizeof...(Inputs) == 2) {
@@ -165,10 +171,8 @@ bool elementwise_contiguous(const Op& op, const Tensor& out, const std::array<Te
   R* dst = static_cast<R*>(out.data_ptr());
   [[maybe_unused]] const auto src = std::make_tuple(
       static_cast<const std::tuple_element_t<I, typename Traits::args>*>(inputs[I].data_ptr())...);
-  parallel_for(out.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-    const Op local_op = op;  // see Note [Local op copies]
-    for (int64_t j = begin; j < end; ++j) dst[j] = local_op(std::get<I>(src)[j]...);
-  });
+  parallel_for(out.numel(), kParallelGrain,
+               [&](int64_t begin, int64_t end) { contiguous_loop(op, dst, begin, end, std::get<I>(src)...); });
   return true;
 }
 
