@@ -35,13 +35,13 @@ const examples::CommandLine command_line(
 
 struct Options {
   tg::Device device{tg::kCPU};
-  int64_t steps = 300;
-  int64_t batch_size = 32;
+  int64_t steps = 600;
+  int64_t batch_size = 16;
   uint64_t seed = 0;
   std::string text_path = TRAIN_TRANSFORMER_TEXT;  // set by examples/meson.build
   int64_t context = 64;
-  int64_t layers = 3, width = 128, heads = 4;
-  double lr = 3e-3;  // the peak of the schedule
+  int64_t layers = 2, width = 64, heads = 4;
+  double lr = 1e-2;  // the peak of the schedule
   int64_t generate = 300;
   double temperature = 0.8;
   std::optional<std::string> prompt;  // the text's first line when not given
