@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -57,19 +58,18 @@ class CommandLine {
 
   [[noreturn]] void unknown(std::string_view flag) const { fail("unknown option " + std::string(flag)); }
 
-  int64_t integer_at_least(std::string_view flag, const char* text, int64_t minimum) const {
-    char* end = nullptr;
-    errno = 0;
-    const long long value = std::strtoll(text, &end, 10);
-    if (end == text || *end != '\0' || errno != 0 || value < minimum) {
-      fail(std::string(flag) + " expects " + (minimum == 1 ? "a positive" : minimum == 0 ? "a non-negative" : "an") +
-           " integer" + (minimum > 1 ? " of at least " + std::to_string(minimum) : "") + ", got '" + text + "'");
-    }
-    return value;
+  int64_t positive_integer(std::string_view flag, const char* text) const {
+    const std::optional<int64_t> value = integer(text);
+    if (!value || *value < 1) fail(std::string(flag) + " expects a positive integer, got '" + text + "'");
+    return *value;
   }
-  int64_t positive_integer(std::string_view flag, const char* text) const { return integer_at_least(flag, text, 1); }
+  int64_t non_negative_integer(std::string_view flag, const char* text) const {
+    const std::optional<int64_t> value = integer(text);
+    if (!value || *value < 0) fail(std::string(flag) + " expects a non-negative integer, got '" + text + "'");
+    return *value;
+  }
   uint64_t seed(std::string_view flag, const char* text) const {
-    return static_cast<uint64_t>(integer_at_least(flag, text, 0));
+    return static_cast<uint64_t>(non_negative_integer(flag, text));
   }
 
   double positive_number(std::string_view flag, const char* text) const {
@@ -90,6 +90,14 @@ class CommandLine {
   }
 
  private:
+  static std::optional<int64_t> integer(const char* text) {
+    char* end = nullptr;
+    errno = 0;
+    const long long value = std::strtoll(text, &end, 10);
+    if (end == text || *end != '\0' || errno != 0) return std::nullopt;
+    return value;
+  }
+
   const char* program_;
   const char* options_;
 };

@@ -5,6 +5,7 @@
 //
 //   train_transformer [--device cpu|cuda] [--steps N] [--batch-size N] [--seed N] [--text PATH]
 //                     [--context N] [--generate N] [--temperature T] [--prompt TEXT]
+//                     [--layers N] [--width N] [--heads N] [--lr LR]
 //
 // The model is decoder-only: token and learned position embeddings, pre-LayerNorm blocks of
 // causal multi-head self-attention and a GELU MLP, a final layer norm and a linear head,
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <random>
@@ -71,7 +73,7 @@ Options parse(int argc, char** argv) {
     } else if (flag == "--lr") {
       options.lr = command_line.positive_number(flag, value);
     } else if (flag == "--generate") {
-      options.generate = command_line.integer_at_least(flag, value, 0);
+      options.generate = command_line.non_negative_integer(flag, value);
     } else if (flag == "--temperature") {
       options.temperature = command_line.positive_number(flag, value);
     } else if (flag == "--prompt") {
@@ -88,6 +90,7 @@ Options parse(int argc, char** argv) {
 }
 
 std::string read_text(const std::string& path) {
+  if (std::filesystem::is_directory(path)) command_line.fail("cannot read the text '" + path + "': it is a directory");
   std::ifstream file(path, std::ios::binary);
   if (!file) command_line.fail("cannot read the text '" + path + "': " + std::strerror(errno));
   std::ostringstream contents;
@@ -221,6 +224,7 @@ class Gpt {
 
   const Config& config() const { return config_; }
   const Parameters& parameters() const { return parameters_; }
+  tg::Device device() const { return token_embedding_.device(); }
 
  private:
   Config config_;
@@ -249,8 +253,8 @@ class AdamW {
     std::vector<tg::Tensor> grads;
     for (const tg::Tensor& p : parameters_) grads.push_back(p.grad());
     for (tg::Tensor& step : steps_) step.add_(1);  // the operator reads the step count, as PyTorch's does
-    tg::_fused_adamw_(parameters_, grads, exp_avgs_, exp_avg_sqs_, /*max_exp_avg_sqs=*/{}, steps_, lr, beta1_,
-                      beta2_, weight_decay_, /*eps=*/1e-8, /*amsgrad=*/false, /*maximize=*/false);
+    tg::_fused_adamw_(parameters_, grads, exp_avgs_, exp_avg_sqs_, /*max_exp_avg_sqs=*/{}, steps_, lr, beta1_, beta2_,
+                      weight_decay_, /*eps=*/1e-8, /*amsgrad=*/false, /*maximize=*/false);
     for (tg::Tensor& p : parameters_) p.mutable_grad() = tg::Tensor();
   }
 
@@ -290,18 +294,16 @@ tg::Tensor loss(const Gpt& model, const Batch& batch) {
 // The mean loss over every non-overlapping window of the held-out text.
 double validation_loss(const Gpt& model, const std::vector<int64_t>& ids, int64_t batch_size) {
   tg::NoGradGuard no_grad;
-  const int64_t time = model.config().context;
+  const auto time = static_cast<size_t>(model.config().context);
   std::vector<size_t> starts;
-  for (size_t start = 0; start + static_cast<size_t>(time) < ids.size(); start += static_cast<size_t>(time)) {
-    starts.push_back(start);
-  }
+  for (size_t start = 0; start + time < ids.size(); start += time) starts.push_back(start);
   double sum = 0;
   for (size_t first = 0; first < starts.size(); first += static_cast<size_t>(batch_size)) {
+    const size_t last = std::min(starts.size(), first + static_cast<size_t>(batch_size));
     const std::vector<size_t> some(starts.begin() + static_cast<std::ptrdiff_t>(first),
-                                   starts.begin() + static_cast<std::ptrdiff_t>(
-                                                        std::min(starts.size(), first + static_cast<size_t>(batch_size))));
-    const tg::Device device = model.parameters().list().front().device();
-    sum += loss(model, windows(ids, some, time, device)).item<double>() * static_cast<double>(some.size());
+                                   starts.begin() + static_cast<std::ptrdiff_t>(last));
+    const Batch batch = windows(ids, some, static_cast<int64_t>(time), model.device());
+    sum += loss(model, batch).item<double>() * static_cast<double>(some.size());
   }
   return sum / static_cast<double>(starts.size());
 }
@@ -326,13 +328,13 @@ std::string generate(const Gpt& model, const Vocabulary& vocabulary, const std::
   std::mt19937_64 rng(seed);
   std::vector<int64_t> ids = vocabulary.encode(prompt);
   const auto context = static_cast<size_t>(model.config().context);
-  const tg::Device device = model.parameters().list().front().device();
   std::string text;
   for (int64_t i = 0; i < count; ++i) {
     const std::vector<int64_t> window(ids.end() - static_cast<std::ptrdiff_t>(std::min(ids.size(), context)),
                                       ids.end());
-    const tg::Tensor logits = model.forward(tg::tensor(window).view({1, -1}).to(device)).select(0, 0).select(
-        0, static_cast<int64_t>(window.size()) - 1);
+    // The logits after the last character of the window: [1, time, vocabulary] -> [vocabulary].
+    const tg::Tensor logits =
+        model.forward(tg::tensor(window).view({1, -1}).to(model.device())).select(0, 0).select(0, -1);
     const tg::Tensor probabilities = tg::softmax(logits / temperature, 0).to(tg::kCPU).contiguous();
     ids.push_back(sample(probabilities, rng));
     text += vocabulary.character(ids.back());
@@ -340,83 +342,110 @@ std::string generate(const Gpt& model, const Vocabulary& vocabulary, const std::
   return text;
 }
 
-int run(const Options& options) {
-  const std::string text = read_text(options.text_path);
-  const Vocabulary vocabulary(text);
-  const std::vector<int64_t> ids = vocabulary.encode(text);
-  // The last tenth is held out; each split needs one window of context + 1 characters.
+// The text as token ids: its first 90% to train on, the last 10% held out.
+struct Corpus {
+  Vocabulary vocabulary;
+  std::vector<int64_t> train, validation;
+};
+
+Corpus split(const std::string& text, const Options& options) {
+  Corpus corpus{Vocabulary(text), {}, {}};
+  const std::vector<int64_t> ids = corpus.vocabulary.encode(text);
   const size_t held_out = ids.size() / 10;
-  if (held_out < static_cast<size_t>(options.context) + 1) {
+  if (held_out < static_cast<size_t>(options.context) + 1) {  // a window of context + 1 in each part
     command_line.fail("the text '" + options.text_path + "' has " + std::to_string(text.size()) +
                       " characters; --context " + std::to_string(options.context) + " needs at least " +
                       std::to_string(10 * (options.context + 1)) + " (a tenth is held out)");
   }
-  const std::vector<int64_t> train(ids.begin(), ids.end() - static_cast<std::ptrdiff_t>(held_out));
-  const std::vector<int64_t> validation(ids.end() - static_cast<std::ptrdiff_t>(held_out), ids.end());
-  const std::string prompt = options.prompt.value_or(text.substr(0, text.find('\n') + 1));
-  if (prompt.empty()) command_line.fail("--prompt must not be empty");
-  for (const char c : prompt) {
-    if (!vocabulary.contains(c)) command_line.fail(std::string("--prompt has '") + c + "', which the text has not");
-  }
+  const auto boundary = ids.end() - static_cast<std::ptrdiff_t>(held_out);
+  corpus.train.assign(ids.begin(), boundary);
+  corpus.validation.assign(boundary, ids.end());
+  return corpus;
+}
 
-  tg::manual_seed(options.seed);
-  Gpt model(Config{.vocabulary = vocabulary.size(),
-                                 .context = options.context,
-                                 .layers = options.layers,
-                                 .width = options.width,
-                                 .heads = options.heads}, options.device);
-  AdamW optimizer(model.parameters().list(), /*beta1=*/0.9, /*beta2=*/0.99, /*weight_decay=*/0.01);
-  const Config& config = model.config();
-  std::printf("train_transformer: %s, %zu characters (%lld distinct): %zu to train on, %zu held out\n",
-              options.text_path.c_str(), text.size(), static_cast<long long>(vocabulary.size()), train.size(),
-              validation.size());
-  std::printf("model: %lld layers of width %lld, %lld heads, context %lld: %lld parameters, on %s\n",
-              static_cast<long long>(config.layers), static_cast<long long>(config.width),
-              static_cast<long long>(config.heads), static_cast<long long>(config.context),
-              static_cast<long long>(model.parameters().count()), options.device.is_cuda() ? "cuda" : "cpu");
-  const double uniform = std::log(static_cast<double>(vocabulary.size()));
-  std::printf("step %5d/%lld  validation loss %.4f  (uniform over the characters: %.4f)\n", 0,
-              static_cast<long long>(options.steps), validation_loss(model, validation, options.batch_size), uniform);
-  std::fflush(stdout);
+struct Losses {
+  double train, validation;
+};
 
+// Trains on random windows of the training part; every tenth of the run prints the mean
+// training loss since the last report, the validation loss and the training speed.
+Losses train(const Gpt& model, AdamW& optimizer, const Corpus& corpus, const Options& options) {
   std::mt19937_64 rng(options.seed);
-  std::uniform_int_distribution<size_t> window_start(0, train.size() - static_cast<size_t>(options.context) - 1);
+  std::uniform_int_distribution<size_t> window_start(0, corpus.train.size() - static_cast<size_t>(options.context) - 1);
   const int64_t report_every = std::max<int64_t>(1, options.steps / 10);
-  const auto start = std::chrono::steady_clock::now();
-  double seconds_training = 0, loss_sum = 0, train_loss = 0, held_out_loss = 0;
+  Losses last{};
+  double loss_sum = 0, seconds = 0;
   int64_t losses = 0;
   for (int64_t step = 0; step < options.steps; ++step) {
     const auto step_start = std::chrono::steady_clock::now();
     std::vector<size_t> starts(static_cast<size_t>(options.batch_size));
     for (size_t& s : starts) s = window_start(rng);
-    const tg::Tensor batch_loss = loss(model, windows(train, starts, options.context, options.device));
+    const tg::Tensor batch_loss = loss(model, windows(corpus.train, starts, options.context, options.device));
     batch_loss.backward();
     optimizer.step(learning_rate(step, options.steps, options.lr));
     loss_sum += batch_loss.item<double>();
     ++losses;
-    seconds_training += std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count();
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count();
     if ((step + 1) % report_every == 0 || step + 1 == options.steps) {
-      train_loss = loss_sum / static_cast<double>(losses);
-      held_out_loss = validation_loss(model, validation, options.batch_size);
+      last = {loss_sum / static_cast<double>(losses), validation_loss(model, corpus.validation, options.batch_size)};
       std::printf("step %5lld/%lld  train loss %.4f  validation loss %.4f  %8.0f tokens/s\n",
-                  static_cast<long long>(step + 1), static_cast<long long>(options.steps), train_loss, held_out_loss,
-                  static_cast<double>(losses * options.batch_size * options.context) / seconds_training);
+                  static_cast<long long>(step + 1), static_cast<long long>(options.steps), last.train, last.validation,
+                  static_cast<double>(losses * options.batch_size * options.context) / seconds);
       std::fflush(stdout);
       loss_sum = 0;
       losses = 0;
-      seconds_training = 0;
+      seconds = 0;
     }
   }
+  return last;
+}
+
+int run(const Options& options) {
+  const std::string text = read_text(options.text_path);
+  const Corpus corpus = split(text, options);
+  const std::string prompt = options.prompt.value_or(text.substr(0, text.find('\n') + 1));
+  if (prompt.empty()) command_line.fail("--prompt must not be empty");
+  for (const char c : prompt) {
+    if (!corpus.vocabulary.contains(c)) {
+      command_line.fail(std::string("--prompt has '") + c + "', which the text has not");
+    }
+  }
+
+  tg::manual_seed(options.seed);
+  Gpt model(Config{.vocabulary = corpus.vocabulary.size(),
+                   .context = options.context,
+                   .layers = options.layers,
+                   .width = options.width,
+                   .heads = options.heads},
+            options.device);
+  AdamW optimizer(model.parameters().list(), /*beta1=*/0.9, /*beta2=*/0.99, /*weight_decay=*/0.01);
+  std::printf("train_transformer: %s, %zu characters (%lld distinct): %zu to train on, %zu held out\n",
+              options.text_path.c_str(), text.size(), static_cast<long long>(corpus.vocabulary.size()),
+              corpus.train.size(), corpus.validation.size());
+  std::printf("model: %lld layers of width %lld, %lld heads, context %lld: %lld parameters, on %s\n",
+              static_cast<long long>(options.layers), static_cast<long long>(options.width),
+              static_cast<long long>(options.heads), static_cast<long long>(options.context),
+              static_cast<long long>(model.parameters().count()), options.device.is_cuda() ? "cuda" : "cpu");
+  std::printf("step %5d/%lld  validation loss %.4f  (uniform over the characters: %.4f)\n", 0,
+              static_cast<long long>(options.steps), validation_loss(model, corpus.validation, options.batch_size),
+              std::log(static_cast<double>(corpus.vocabulary.size())));
+  std::fflush(stdout);
+
+  const auto start = std::chrono::steady_clock::now();
+  const Losses final_losses = train(model, optimizer, corpus, options);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("final: train loss %.4f, validation loss %.4f after %lld steps in %.1f s\n", train_loss, held_out_loss,
-              static_cast<long long>(options.steps), seconds);
+  std::printf("final: train loss %.4f, validation loss %.4f after %lld steps in %.1f s\n", final_losses.train,
+              final_losses.validation, static_cast<long long>(options.steps), seconds);
   std::printf("generated (%lld characters, temperature %g, seed %llu):\n", static_cast<long long>(options.generate),
               options.temperature, static_cast<unsigned long long>(options.seed));
-  std::printf("%s%s\n", prompt.c_str(),
-              generate(model, vocabulary, prompt, options.generate, options.temperature, options.seed).c_str());
+  const std::string generated =
+      generate(model, corpus.vocabulary, prompt, options.generate, options.temperature, options.seed);
+  std::printf("%s%s\n", prompt.c_str(), generated.c_str());
   return 0;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) { return command_line.run([&] { return run(parse(argc, argv)); }); }
+int main(int argc, char** argv) {
+  return command_line.run([&] { return run(parse(argc, argv)); });
+}
