@@ -5,7 +5,7 @@
 //
 //   train_transformer [--device cpu|cuda] [--steps N] [--batch-size N] [--seed N] [--text PATH]
 //                     [--context N] [--generate N] [--temperature T] [--prompt TEXT]
-//                     [--layers N] [--width N] [--heads N] [--lr LR]
+//                     [--layers N] [--width N] [--heads N] [--lr LR] [--threads N]
 //
 // The model is decoder-only: token and learned position embeddings, pre-LayerNorm blocks of
 // causal multi-head self-attention and a GELU MLP, a final layer norm and a linear head,
@@ -33,7 +33,7 @@ namespace {
 const examples::CommandLine command_line(
     "train_transformer",
     "[--device cpu|cuda] [--steps N] [--batch-size N] [--seed N] [--text PATH] [--context N] [--generate N] "
-    "[--temperature T] [--prompt TEXT] [--layers N] [--width N] [--heads N] [--lr LR]");
+    "[--temperature T] [--prompt TEXT] [--layers N] [--width N] [--heads N] [--lr LR] [--threads N]");
 
 struct Options {
   tg::Device device{tg::kCPU};
@@ -47,6 +47,10 @@ struct Options {
   int64_t generate = 300;
   double temperature = 0.8;
   std::optional<std::string> prompt;  // the text's first line when not given
+  // Threads of the CPU kernels. One by default: this model's tensors are small, and where the
+  // cores are busy with other work, a kernel split across threads waits for the one the
+  // scheduler put aside (docs/examples.md, "Threads").
+  int64_t threads = 1;
 };
 
 Options parse(int argc, char** argv) {
@@ -78,6 +82,8 @@ Options parse(int argc, char** argv) {
       options.temperature = command_line.positive_number(flag, value);
     } else if (flag == "--prompt") {
       options.prompt = value;
+    } else if (flag == "--threads") {
+      options.threads = command_line.positive_integer(flag, value);
     } else {
       command_line.unknown(flag);
     }
@@ -411,6 +417,7 @@ int run(const Options& options) {
     }
   }
 
+  tg::set_num_threads(static_cast<int>(options.threads));
   tg::manual_seed(options.seed);
   Gpt model(Config{.vocabulary = corpus.vocabulary.size(),
                    .context = options.context,
@@ -422,10 +429,11 @@ int run(const Options& options) {
   std::printf("train_transformer: %s, %zu characters (%lld distinct): %zu to train on, %zu held out\n",
               options.text_path.c_str(), text.size(), static_cast<long long>(corpus.vocabulary.size()),
               corpus.train.size(), corpus.validation.size());
-  std::printf("model: %lld layers of width %lld, %lld heads, context %lld: %lld parameters, on %s\n",
+  std::printf("model: %lld layers of width %lld, %lld heads, context %lld: %lld parameters, on %s (%d CPU thread%s)\n",
               static_cast<long long>(options.layers), static_cast<long long>(options.width),
               static_cast<long long>(options.heads), static_cast<long long>(options.context),
-              static_cast<long long>(model.parameters().count()), options.device.is_cuda() ? "cuda" : "cpu");
+              static_cast<long long>(model.parameters().count()), options.device.is_cuda() ? "cuda" : "cpu",
+              tg::get_num_threads(), tg::get_num_threads() == 1 ? "" : "s");
   std::printf("step %5d/%lld  validation loss %.4f  (uniform over the characters: %.4f)\n", 0,
               static_cast<long long>(options.steps), validation_loss(model, corpus.validation, options.batch_size),
               std::log(static_cast<double>(corpus.vocabulary.size())));
