@@ -18,7 +18,11 @@
 
 #include <tensorgen/tensorgen.h>
 
+#include "command_line.h"
+
 namespace {
+
+const examples::CommandLine command_line("train_mlp", "[--device cpu|cuda] [--epochs N] [--batch-size N] [--seed N]");
 
 struct Options {
   tg::Device device{tg::kCPU};
@@ -27,40 +31,19 @@ struct Options {
   uint64_t seed = 0;
 };
 
-[[noreturn]] void usage(const std::string& problem) {
-  std::fprintf(stderr, "train_mlp: %s\nusage: train_mlp [--device cpu|cuda] [--epochs N] [--batch-size N] [--seed N]\n",
-               problem.c_str());
-  std::exit(2);
-}
-
-int64_t positive_number(std::string_view flag, const char* text) {
-  char* end = nullptr;
-  const long long value = std::strtoll(text, &end, 10);
-  if (end == text || *end != '\0' || value < 1) usage(std::string(flag) + " expects a positive integer, got '" + text + "'");
-  return value;
-}
-
 Options parse(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view flag = argv[i];
-    if (i + 1 >= argc) usage("missing a value after " + std::string(flag));
-    const char* value = argv[++i];
+  for (const auto& [flag, value] : command_line.flags(argc, argv)) {
     if (flag == "--device") {
-      if (std::string_view(value) == "cuda") {
-        if (!tg::cuda::is_available()) usage("--device cuda, but CUDA is not available on this machine");
-        options.device = tg::Device(tg::kCUDA, 0);
-      } else if (std::string_view(value) != "cpu") {
-        usage("--device expects cpu or cuda, got '" + std::string(value) + "'");
-      }
+      options.device = command_line.device(flag, value);
     } else if (flag == "--epochs") {
-      options.epochs = static_cast<int>(positive_number(flag, value));
+      options.epochs = static_cast<int>(command_line.positive_integer(flag, value));
     } else if (flag == "--batch-size") {
-      options.batch_size = positive_number(flag, value);
+      options.batch_size = command_line.positive_integer(flag, value);
     } else if (flag == "--seed") {
-      options.seed = static_cast<uint64_t>(positive_number(flag, value));
+      options.seed = command_line.seed(flag, value);
     } else {
-      usage("unknown option " + std::string(flag));
+      command_line.unknown(flag);
     }
   }
   return options;
@@ -144,8 +127,7 @@ double accuracy(const Mlp& model, const Dataset& data) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const Options options = parse(argc, argv);
+int run(const Options& options) {
   tg::manual_seed(options.seed);
   auto [train, test] = split(spirals(2000, 3, options.seed), 0.2, options.seed);
   train = {train.points.to(options.device), train.labels.to(options.device)};
@@ -182,3 +164,5 @@ int main(int argc, char** argv) {
   std::printf("final test accuracy: %.1f%%\n", accuracy(model, test));
   return 0;
 }
+
+int main(int argc, char** argv) { return command_line.run([&] { return run(parse(argc, argv)); }); }
