@@ -16,8 +16,8 @@ struct Im2colShape {
   std::array<int64_t, 2> kernel, dilation, padding, stride;
   int64_t height = 0, width = 0, out_height = 0, out_width = 0;
 
-  int64_t kernel_area() const { return kernel[0] * kernel[1]; }
-  int64_t positions() const { return out_height * out_width; }
+  constexpr int64_t kernel_area() const { return kernel[0] * kernel[1]; }
+  constexpr int64_t positions() const { return out_height * out_width; }
 };
 
 inline Im2colShape im2col_shape(const char* op, int64_t height, int64_t width, IntArrayRef kernel_size,

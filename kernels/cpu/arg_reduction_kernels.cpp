@@ -5,7 +5,7 @@
 #include "NativeFunctions.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
-#include "cpu/dim_blocks.h"
+#include "dim_blocks.h"
 #include "cpu/scalar_math.h"
 #include "dtype_dispatch.h"
 
@@ -13,8 +13,7 @@ namespace tg {
 
 namespace {
 
-using ReductionBlocks = cpu::DimBlocks;
-using cpu::blocks_around;
+using ReductionBlocks = DimBlocks;
 
 // Whether x replaces the current maximum `best`: strictly greater, or the first NaN.
 template <typename T>

@@ -7,15 +7,12 @@
 #include "core/generator.h"
 #include "cpu/loops.h"
 #include "dtype_dispatch.h"
+#include "nn_rules.h"
 #include "shape_utils.h"
 
 namespace tg {
 
 namespace {
-
-void check_probability(double p) {
-  TG_CHECK_VALUE(p >= 0.0 && p <= 1.0, "[dropout] dropout probability has to be between 0 and 1, but got ", p);
-}
 
 // A bool tensor of `sizes`, each element true with probability 1 - p.
 Tensor bernoulli_mask(IntArrayRef sizes, double p, Device device) {
@@ -43,26 +40,16 @@ void masked_scale(const Tensor& out, const Tensor& input, const Tensor& mask, do
 }  // namespace
 
 std::tuple<Tensor, Tensor> native::native_dropout_cpu(const Tensor& input, double p, std::optional<bool> train) {
-  check_probability(p);
-  TG_CHECK_TYPE(is_floating_type(input.scalar_type()), "[dropout] expected a floating input, got ",
-                input.scalar_type());
-  Tensor output = make_empty_tensor(input.sizes(), input.scalar_type(), input.device());
-  if (!train.value_or(true)) {
-    Tensor mask = make_empty_tensor(input.sizes(), kBool, input.device());
-    std::fill_n(mask.data_ptr<bool>(), mask.numel(), true);
-    cpu::copy_into(output, input);
-    return {output, mask};
-  }
+  const double scale = check_dropout(input, p);
+  if (!train.value_or(true)) return dropout_eval(input);
   Tensor mask = bernoulli_mask(input.sizes(), p, input.device());
-  // p = 1 drops everything: scale 0 rather than 1 / 0 (the formula's dropout_scale agrees).
-  masked_scale(output, input, mask, p == 1.0 ? 0.0 : 1.0 / (1.0 - p));
+  Tensor output = make_empty_tensor(input.sizes(), input.scalar_type(), input.device());
+  masked_scale(output, input, mask, scale);
   return {output, mask};
 }
 
 Tensor native::native_dropout_backward_cpu(const Tensor& grad_output, const Tensor& mask, double scale) {
-  TG_CHECK_TYPE(mask.scalar_type() == kBool, "[native_dropout_backward] mask should be a bool tensor, got ",
-                mask.scalar_type());
-  const DimVector sizes = infer_broadcast_size(grad_output.sizes(), mask.sizes(), "native_dropout_backward");
+  const DimVector sizes = check_dropout_backward(grad_output, mask);
   Tensor grad_input = make_empty_tensor(sizes, grad_output.scalar_type(), grad_output.device());
   masked_scale(grad_input, grad_output, mask, scale);
   return grad_input;

@@ -1,10 +1,10 @@
 // CPU kernels of the fused optimizer steps (schemas/optim.yaml): one pass over each
 // parameter's elements updates the parameter and its state together, in the compute type
-// of the parameter's dtype (float for float16 and bfloat16). A tensor that is not contiguous
-// is updated through a contiguous copy that is copied back.
+// of the parameter's dtype (float for float16 and bfloat16), with the formulas of
+// optimizer_math.h. A tensor that is not contiguous is updated through a contiguous copy that
+// is copied back.
 #include <algorithm>
 #include <cmath>
-#include <initializer_list>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -13,39 +13,12 @@
 #include "cpu/convert.h"
 #include "cpu/copy.h"
 #include "dtype_dispatch.h"
+#include "optimizer_math.h"
+#include "optimizer_rules.h"
 
 namespace tg {
 
 namespace {
-
-// The checks every fused step makes: each list has one tensor per parameter (or none, when
-// `may_be_empty`), of the parameter's shape, dtype and device; parameters are floating.
-struct ListArgument {
-  const char* name;
-  TensorList tensors;
-  bool may_be_empty;
-};
-
-void check_lists(const char* op, TensorList params, std::initializer_list<ListArgument> lists) {
-  for (size_t i = 0; i < params.size(); ++i) {
-    TG_CHECK_TYPE(is_floating_type(params[i].scalar_type()), "[", op, "] expected floating parameters, got ",
-                  params[i].scalar_type(), " for parameter ", i);
-  }
-  for (const ListArgument& list : lists) {
-    if (list.may_be_empty && list.tensors.empty()) continue;
-    TG_CHECK_VALUE(list.tensors.size() == params.size(), "[", op, "] expected ", list.name, " to hold ",
-                   params.size(), " tensors, one per parameter, got ", list.tensors.size());
-    for (size_t i = 0; i < params.size(); ++i) {
-      const Tensor& t = list.tensors[i];
-      TG_CHECK_VALUE(t.sizes() == params[i].sizes(), "[", op, "] expected ", list.name, "[", i, "] of the shape of ",
-                     "parameter ", i, " ", params[i].sizes(), ", got ", t.sizes());
-      TG_CHECK_TYPE(t.scalar_type() == params[i].scalar_type(), "[", op, "] expected ", list.name, "[", i, "] of ",
-                    "dtype ", params[i].scalar_type(), " like its parameter, got ", t.scalar_type());
-      TG_CHECK(t.device() == params[i].device(), "[", op, "] expected ", list.name, "[", i, "] on ",
-               params[i].device(), " like its parameter, got ", t.device());
-    }
-  }
-}
 
 // A tensor a kernel writes through a raw pointer: itself when contiguous, else a contiguous
 // copy that finish() writes back.
@@ -64,39 +37,17 @@ class Writable {
   Tensor original_, data_;
 };
 
-bool step_skipped(const std::optional<Tensor>& found_inf) {
-  return found_inf && found_inf->defined() && found_inf->item<double>() != 0.0;
-}
-
-// 1 / grad_scale, or 1 without one.
-double inverse_scale(const char* op, const std::optional<Tensor>& grad_scale) {
-  if (!grad_scale || !grad_scale->defined()) return 1.0;
-  TG_CHECK_VALUE(grad_scale->numel() == 1, "[", op, "] expected a 1-element grad_scale, got shape ",
-                 grad_scale->sizes());
-  return 1.0 / grad_scale->item<double>();
-}
-
-struct AdamOptions {
-  double lr, beta1, beta2, weight_decay, eps;
-  bool amsgrad, maximize, decoupled_weight_decay;
-};
-
 void adam_step(const char* op, TensorList params, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
                TensorList max_exp_avg_sqs, TensorList state_steps, const AdamOptions& o,
                const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
-  check_lists(op, params, {{"grads", grads, false}, {"exp_avgs", exp_avgs, false},
-                           {"exp_avg_sqs", exp_avg_sqs, false}, {"max_exp_avg_sqs", max_exp_avg_sqs, !o.amsgrad}});
-  TG_CHECK_VALUE(state_steps.size() == params.size(), "[", op, "] expected state_steps to hold ", params.size(),
-                 " tensors, one per parameter, got ", state_steps.size());
+  check_adam(op, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, o.amsgrad);
   if (step_skipped(found_inf)) return;
   const double unscale = inverse_scale(op, grad_scale);
   for (size_t i = 0; i < params.size(); ++i) {
-    TG_CHECK_VALUE(state_steps[i].numel() == 1, "[", op, "] expected a 1-element state_steps[", i, "], got shape ",
-                   state_steps[i].sizes());
     const double step = state_steps[i].item<double>();
-    const double bias_correction1 = 1 - std::pow(o.beta1, step);
-    const double bias_correction2_sqrt = std::sqrt(1 - std::pow(o.beta2, step));
-    const double step_size = o.lr / bias_correction1;
+    const optim::AdamElementOptions element{o.lr, o.beta1, o.beta2, o.weight_decay, o.eps, o.amsgrad, o.maximize,
+                                            o.decoupled_weight_decay, unscale, o.lr / (1 - std::pow(o.beta1, step)),
+                                            std::sqrt(1 - std::pow(o.beta2, step))};
     const Writable param(params[i]), grad(grads[i]), m(exp_avgs[i]), v(exp_avg_sqs[i]);
     std::optional<Writable> v_max;
     if (o.amsgrad) v_max.emplace(max_exp_avg_sqs[i]);
@@ -107,29 +58,14 @@ void adam_step(const char* op, TensorList params, TensorList grads, TensorList e
       scalar_t* vm = o.amsgrad ? v_max->data<scalar_t>() : nullptr;
       const int64_t n = params[i].numel();
       for (int64_t j = 0; j < n; ++j) {
-        T gj = cpu::convert<T>(g[j]);
-        if (unscale != 1.0) {
-          gj *= static_cast<T>(unscale);
-          g[j] = cpu::convert<scalar_t>(gj);
-        }
-        if (o.maximize) gj = -gj;
-        T pj = cpu::convert<T>(p[j]);
-        if (o.decoupled_weight_decay) {
-          pj *= static_cast<T>(1 - o.lr * o.weight_decay);
-        } else if (o.weight_decay != 0) {
-          gj += static_cast<T>(o.weight_decay) * pj;
-        }
-        const T mj = static_cast<T>(o.beta1) * cpu::convert<T>(mp[j]) + static_cast<T>(1 - o.beta1) * gj;
-        const T vj = static_cast<T>(o.beta2) * cpu::convert<T>(vp[j]) + static_cast<T>(1 - o.beta2) * gj * gj;
+        T gj = cpu::convert<T>(g[j]), mj = cpu::convert<T>(mp[j]), vj = cpu::convert<T>(vp[j]);
+        T vmax = vm != nullptr ? cpu::convert<T>(vm[j]) : T(0);
+        const T pj = optim::adam_step(cpu::convert<T>(p[j]), gj, mj, vj, vmax, element);
+        if (unscale != 1.0) g[j] = cpu::convert<scalar_t>(gj);
         mp[j] = cpu::convert<scalar_t>(mj);
         vp[j] = cpu::convert<scalar_t>(vj);
-        T second = vj;
-        if (o.amsgrad) {
-          second = std::max(cpu::convert<T>(vm[j]), vj);
-          vm[j] = cpu::convert<scalar_t>(second);
-        }
-        const T denominator = std::sqrt(second) / static_cast<T>(bias_correction2_sqrt) + static_cast<T>(o.eps);
-        p[j] = cpu::convert<scalar_t>(pj - static_cast<T>(step_size) * mj / denominator);
+        if (vm != nullptr) vm[j] = cpu::convert<scalar_t>(vmax);
+        p[j] = cpu::convert<scalar_t>(pj);
       }
     });
     for (const Writable* w : {&param, &grad, &m, &v}) w->finish();
@@ -144,11 +80,10 @@ void native::_fused_sgd_kernel_cpu_(TensorList self, TensorList grads, TensorLis
                                     bool maximize, bool is_first_step, const std::optional<Tensor>& grad_scale,
                                     const std::optional<Tensor>& found_inf) {
   const char* op = "_fused_sgd_";
-  check_lists(op, self, {{"grads", grads, false}, {"momentum_buffer_list", momentum_buffer_list, momentum == 0}});
-  TG_CHECK_VALUE(!nesterov || (momentum > 0 && dampening == 0), "[", op, "] nesterov momentum requires a momentum ",
-                 "and zero dampening, got momentum=", momentum, " and dampening=", dampening);
+  check_sgd(op, self, grads, momentum_buffer_list, momentum, dampening, nesterov);
   if (step_skipped(found_inf)) return;
   const double unscale = inverse_scale(op, grad_scale);
+  const optim::SgdOptions options{weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step, unscale};
   for (size_t i = 0; i < self.size(); ++i) {
     const Writable param(self[i]), grad(grads[i]);
     std::optional<Writable> buffer;
@@ -160,21 +95,11 @@ void native::_fused_sgd_kernel_cpu_(TensorList self, TensorList grads, TensorLis
       const int64_t n = self[i].numel();
       for (int64_t j = 0; j < n; ++j) {
         T gj = cpu::convert<T>(g[j]);
-        if (unscale != 1.0) {
-          gj *= static_cast<T>(unscale);
-          g[j] = cpu::convert<scalar_t>(gj);
-        }
-        if (maximize) gj = -gj;
-        const T pj = cpu::convert<T>(p[j]);
-        if (weight_decay != 0) gj += static_cast<T>(weight_decay) * pj;
-        if (momentum != 0) {
-          const T bj = is_first_step ? gj
-                                     : static_cast<T>(momentum) * cpu::convert<T>(b[j]) +
-                                           static_cast<T>(1 - dampening) * gj;
-          b[j] = cpu::convert<scalar_t>(bj);
-          gj = nesterov ? gj + static_cast<T>(momentum) * bj : bj;
-        }
-        p[j] = cpu::convert<scalar_t>(pj - static_cast<T>(lr) * gj);
+        T bj = b != nullptr && !is_first_step ? cpu::convert<T>(b[j]) : T(0);
+        const T pj = optim::sgd_step(cpu::convert<T>(p[j]), gj, bj, options);
+        if (unscale != 1.0) g[j] = cpu::convert<scalar_t>(gj);
+        if (b != nullptr) b[j] = cpu::convert<scalar_t>(bj);
+        p[j] = cpu::convert<scalar_t>(pj);
       }
     });
     for (const Writable* w : {&param, &grad}) w->finish();

@@ -11,13 +11,15 @@
 #include "cpu/copy.h"
 #include "cpu/scalar_math.h"
 #include "dtype_dispatch.h"
+#include "index_rules.h"
 
 namespace tg {
 
 namespace {
 
 // Calls f(offset in `a` of p with p[dim] replaced by index[p], offset in `b` of p) for every
-// position p of index in row-major order, after checking index[p] against a's size along dim.
+// position p of index in row-major order, after checking every index[p] against a's size
+// along dim.
 // Offsets are in elements, through the strides given (none: offset 0).
 template <typename F>
 void for_each_indexed(const char* op, const Tensor& index, int64_t dim, IntArrayRef a_sizes, IntArrayRef a_strides,
@@ -26,14 +28,12 @@ void for_each_indexed(const char* op, const Tensor& index, int64_t dim, IntArray
   const std::vector<int64_t> shape = index.dim() == 0 ? std::vector<int64_t>{1} : index.sizes().vec();
   auto stride_of = [&](IntArrayRef strides, int64_t d) { return strides.empty() ? 0 : strides[d]; };
   const int64_t bound = a_sizes.empty() ? 1 : a_sizes[dim];
-  const Tensor index_t = cpu::contiguous_as(index, kLong);
+  const Tensor index_t = check_gather_index(op, index, dim, bound);
   const int64_t* idx = index_t.data_ptr<int64_t>();
   std::vector<int64_t> position(static_cast<size_t>(ndim), 0);
   const int64_t n = index_t.numel();
   for (int64_t linear = 0; linear < n; ++linear) {
     const int64_t k = idx[linear];
-    TG_CHECK_INDEX(k >= 0 && k < bound, "[", op, "] index ", k, " is out of bounds for dimension ", dim,
-                   " with size ", bound);
     int64_t a_offset = 0, b_offset = 0;
     for (int64_t d = 0; d < ndim; ++d) {
       a_offset += (d == dim ? k : position[d]) * stride_of(a_strides, d);

@@ -8,6 +8,7 @@
 #include "cpu/copy.h"
 #include "dtype_dispatch.h"
 #include "im2col_shape.h"
+#include "nn_rules.h"
 
 namespace tg {
 
@@ -39,17 +40,10 @@ void for_each_column_entry(const Im2colShape& s, int64_t channels, const F& f) {
 
 Tensor native::im2col_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
                           IntArrayRef stride) {
-  TG_CHECK_VALUE((self.dim() == 3 || self.dim() == 4) && self.size(-3) > 0 && self.size(-2) > 0 && self.size(-1) > 0,
-                 "[im2col] expected a non-empty 3D or 4D (batch mode) input, got shape ", self.sizes());
-  const Im2colShape s = im2col_shape("im2col", self.size(-2), self.size(-1), kernel_size, dilation, padding, stride);
-  const bool batched = self.dim() == 4;
-  const int64_t batch = batched ? self.size(0) : 1, channels = self.size(-3);
-  const int64_t rows = channels * s.kernel_area();
-  DimVector sizes;
-  if (batched) sizes.push_back(batch);
-  sizes.push_back(rows);
-  sizes.push_back(s.positions());
-  Tensor out = make_empty_tensor(sizes, self.scalar_type(), self.device());
+  const Im2colCall call = check_im2col(self, kernel_size, dilation, padding, stride);
+  const Im2colShape& s = call.shape;
+  const int64_t batch = call.batch, channels = call.channels, rows = channels * s.kernel_area();
+  Tensor out = make_empty_tensor(call.out_sizes, self.scalar_type(), self.device());
   TG_DISPATCH_FLOATING_TYPES(self.scalar_type(), "im2col", [&] {
     const Tensor input = cpu::contiguous_as(self, self.scalar_type());
     const scalar_t zero = cpu::convert<scalar_t>(0);
@@ -66,28 +60,10 @@ Tensor native::im2col_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayR
 
 Tensor native::col2im_cpu(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation,
                           IntArrayRef padding, IntArrayRef stride) {
-  TG_CHECK_VALUE(self.dim() == 2 || self.dim() == 3, "[col2im] expected a 2D or 3D (batch mode) input, got shape ",
-                 self.sizes());
-  TG_CHECK_VALUE(output_size.size() == 2, "[col2im] output_size must have 2 elements, got ", output_size);
-  const Im2colShape s = im2col_shape("col2im", output_size[0], output_size[1], kernel_size, dilation, padding, stride);
-  const bool batched = self.dim() == 3;
-  const int64_t batch = batched ? self.size(0) : 1, rows = self.size(-2);
-  TG_CHECK_VALUE(rows % s.kernel_area() == 0, "[col2im] expected size of input's dimension ", self.dim() - 2,
-                 " to be divisible by the product of kernel_size, but got input.size(", self.dim() - 2, ")=", rows,
-                 " and kernel_size=", kernel_size);
-  TG_CHECK_VALUE(self.size(-1) == s.positions(), "[col2im] given output_size=", output_size, ", kernel_size=",
-                 kernel_size, ", dilation=", dilation, ", padding=", padding, ", stride=", stride,
-                 ", expected size of input's dimension ", self.dim() - 1,
-                 " to match the calculated number of sliding blocks ",
-                 s.out_height, " * ", s.out_width, " = ", s.positions(), ", but got input.size(", self.dim() - 1,
-                 ")=", self.size(-1));
-  const int64_t channels = rows / s.kernel_area();
-  DimVector sizes;
-  if (batched) sizes.push_back(batch);
-  sizes.push_back(channels);
-  sizes.push_back(s.height);
-  sizes.push_back(s.width);
-  Tensor out = make_empty_tensor(sizes, self.scalar_type(), self.device());
+  const Im2colCall call = check_col2im(self, output_size, kernel_size, dilation, padding, stride);
+  const Im2colShape& s = call.shape;
+  const int64_t batch = call.batch, channels = call.channels, rows = self.size(-2);
+  Tensor out = make_empty_tensor(call.out_sizes, self.scalar_type(), self.device());
   TG_DISPATCH_FLOATING_TYPES(self.scalar_type(), "col2im", [&] {
     using T = opmath_t<scalar_t>;
     const Tensor input = cpu::contiguous_as(self, self.scalar_type());

@@ -1,5 +1,5 @@
 // CPU kernels of index_select and index_add. Both see their tensors as [outer, size, inner]
-// blocks around dim (cpu/dim_blocks.h) and move whole inner rows:
+// blocks around dim (dim_blocks.h) and move whole inner rows:
 //   index_select: out[o, k, :] = self[o, index[k], :]
 //   index_add:    out[o, index[k], :] += alpha * source[o, k, :]
 #include <cstring>
@@ -8,44 +8,22 @@
 #include "core/wrap_dim.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
-#include "cpu/dim_blocks.h"
+#include "dim_blocks.h"
 #include "cpu/scalar_math.h"
 #include "dtype_dispatch.h"
+#include "index_rules.h"
 #include "ops/structured.h"
 
 namespace tg {
 
-namespace {
-
-// The indices as int64, each checked against the size of the dim they index.
-Tensor checked_index(const char* op, const Tensor& index, int64_t size) {
-  TG_CHECK_TYPE(index.scalar_type() == kLong || index.scalar_type() == kInt, "[", op, "] expected index of dtype ",
-                "int64 or int32, got ", index.scalar_type());
-  TG_CHECK_VALUE(index.dim() <= 1, "[", op, "] index must be a vector or a scalar, got a tensor of shape ",
-                 index.sizes());
-  Tensor index_t = cpu::contiguous_as(index, kLong);
-  const int64_t* data = index_t.data_ptr<int64_t>();
-  for (int64_t k = 0; k < index_t.numel(); ++k) {
-    TG_CHECK_INDEX(data[k] >= 0 && data[k] < size, "[", op, "] index ", data[k], " is out of range for a dim of size ",
-                   size);
-  }
-  return index_t;
-}
-
-}  // namespace
-
 Tensor native::index_select_cpu(const Tensor& self, int64_t dim, const Tensor& index) {
   dim = maybe_wrap_dim(dim, self.dim(), "index_select");
-  TG_CHECK_VALUE(self.dim() > 0 || index.numel() == 1, "[index_select] index to a 0-dim tensor can have only 1 ",
-                 "value, got ", index.numel());
-  const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
-  const Tensor index_t = checked_index("index_select", index, size);
-  DimVector sizes(self.sizes());
-  if (self.dim() > 0) sizes[static_cast<size_t>(dim)] = index_t.numel();
+  const DimVector sizes = index_select_sizes(self, dim, index);
+  const Tensor index_t = check_index("index_select", index, self.dim() == 0 ? 1 : self.size(dim));
   Tensor out = make_empty_tensor(sizes, self.scalar_type(), self.device());
   if (out.numel() == 0) return out;
   const Tensor input = cpu::contiguous_as(self, self.scalar_type());
-  const cpu::DimBlocks in = cpu::blocks_around(input.sizes(), dim);
+  const DimBlocks in = blocks_around(input.sizes(), dim);
   const int64_t count = index_t.numel();
   const int64_t* idx = index_t.data_ptr<int64_t>();
   const size_t row_bytes = static_cast<size_t>(in.inner * input.element_size());
@@ -60,8 +38,7 @@ Tensor native::index_select_cpu(const Tensor& self, int64_t dim, const Tensor& i
 }
 
 Tensor native::index_select_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
-  TG_CHECK_TYPE(out.scalar_type() == self.scalar_type(), "[index_select] self (", self.scalar_type(), ") and out (",
-                out.scalar_type(), ") must have the same scalar type");
+  check_index_select_out(self, out);
   Tensor result = index_select_cpu(self, dim, index);
   resize_output(out, result.sizes());
   cpu::copy_into(out, result);
@@ -71,8 +48,8 @@ Tensor native::index_select_out_cpu(const Tensor& self, int64_t dim, const Tenso
 void native::index_add_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                                const Scalar& alpha, const Tensor& out) {
   dim = maybe_wrap_dim(dim, self.dim(), "index_add");
-  const cpu::DimBlocks b = cpu::blocks_around(out.sizes(), dim);
-  const Tensor index_t = checked_index("index_add", index, b.size);
+  const DimBlocks b = blocks_around(out.sizes(), dim);
+  const Tensor index_t = check_index("index_add", index, b.size);
   if (!out.is_same(self)) cpu::copy_into(out, self);
   const int64_t count = index_t.numel();
   const int64_t* idx = index_t.data_ptr<int64_t>();

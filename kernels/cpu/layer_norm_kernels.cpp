@@ -12,44 +12,13 @@
 #include "cpu/convert.h"
 #include "cpu/copy.h"
 #include "dtype_dispatch.h"
+#include "nn_rules.h"
 
 namespace tg {
 
 namespace {
 
 bool defined(const std::optional<Tensor>& t) { return t.has_value() && t->defined(); }
-
-int64_t product(IntArrayRef sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return n;
-}
-
-// The number of leading (batch) dims, after PyTorch's checks of the shapes.
-int64_t check_layer_norm_inputs(const Tensor& input, IntArrayRef normalized_shape,
-                                const std::optional<Tensor>& weight, const std::optional<Tensor>& bias) {
-  const int64_t normalized_ndim = static_cast<int64_t>(normalized_shape.size());
-  TG_CHECK_VALUE(normalized_ndim >= 1, "[layer_norm] expected normalized_shape to be at least 1-dimensional, i.e., ",
-                 "containing at least one element, but got normalized_shape = ", normalized_shape);
-  TG_CHECK_VALUE(!defined(weight) || weight->sizes() == normalized_shape, "[layer_norm] expected weight to be of ",
-                 "same shape as normalized_shape, but got weight of shape ", weight->sizes(),
-                 " and normalized_shape = ", normalized_shape);
-  TG_CHECK_VALUE(!defined(bias) || bias->sizes() == normalized_shape, "[layer_norm] expected bias to be of same ",
-                 "shape as normalized_shape, but got bias of shape ", bias->sizes(), " and normalized_shape = ",
-                 normalized_shape);
-  const int64_t axis = input.dim() - normalized_ndim;
-  TG_CHECK_VALUE(axis >= 0 && input.sizes().slice(static_cast<size_t>(axis)) == normalized_shape,
-                 "[layer_norm] given normalized_shape=", normalized_shape, ", expected input with shape [*",
-                 normalized_shape, "], but got input of size ", input.sizes());
-  return axis;
-}
-
-// The shape of mean and rstd: the batch dims, then a 1 per normalized dim.
-DimVector stats_shape(IntArrayRef sizes, int64_t axis) {
-  DimVector shape(sizes);
-  for (size_t d = static_cast<size_t>(axis); d < shape.size(); ++d) shape[d] = 1;
-  return shape;
-}
 
 // Row values of an optional per-element parameter (weight or bias), as double; `fill` without it.
 std::vector<double> parameter_row(const std::optional<Tensor>& p, int64_t n, double fill) {
@@ -66,13 +35,11 @@ std::vector<double> parameter_row(const std::optional<Tensor>& p, int64_t n, dou
 std::tuple<Tensor, Tensor, Tensor> native::layer_norm_cpu(const Tensor& input, IntArrayRef normalized_shape,
                                                           const std::optional<Tensor>& weight,
                                                           const std::optional<Tensor>& bias, double eps) {
-  const int64_t axis = check_layer_norm_inputs(input, normalized_shape, weight, bias);
+  const LayerNormShape shape = check_layer_norm(input, normalized_shape, weight, bias);
   const ScalarType dtype = input.scalar_type();
-  Tensor out = make_empty_tensor(input.sizes(), dtype, input.device());
-  Tensor mean = make_empty_tensor(stats_shape(input.sizes(), axis), dtype, input.device());
-  Tensor rstd = make_empty_tensor(stats_shape(input.sizes(), axis), dtype, input.device());
-  const int64_t n = product(normalized_shape);
-  const int64_t m = mean.numel();
+  auto [out, mean, rstd] = layer_norm_outputs(input, shape);
+  const int64_t n = shape.row_size;
+  const int64_t m = shape.rows;
   TG_DISPATCH_FLOATING_TYPES(dtype, "layer_norm", [&] {
     const Tensor x_t = cpu::contiguous_as(input, dtype);
     const scalar_t* x = x_t.data_ptr<scalar_t>();
@@ -104,20 +71,12 @@ std::tuple<Tensor, Tensor, Tensor> native::layer_norm_cpu(const Tensor& input, I
 std::tuple<Tensor, Tensor, Tensor> native::layer_norm_backward_cpu(
     const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd,
     const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, std::array<bool, 3> output_mask) {
-  const int64_t axis = check_layer_norm_inputs(input, normalized_shape, weight, bias);
-  TG_CHECK_VALUE(grad_out.sizes() == input.sizes(), "[layer_norm_backward] expected grad_out of input's shape ",
-                 input.sizes(), ", got ", grad_out.sizes());
-  const DimVector expected_stats = stats_shape(input.sizes(), axis);
-  TG_CHECK_VALUE(mean.numel() == product(expected_stats) && rstd.numel() == product(expected_stats),
-                 "[layer_norm_backward] expected mean and rstd of shape ", IntArrayRef(expected_stats), ", got ",
-                 mean.sizes(), " and ", rstd.sizes());
+  const LayerNormShape shape =
+      check_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias);
   const ScalarType dtype = input.scalar_type();
-  const int64_t m = mean.numel();
-  const int64_t n = product(normalized_shape);
-  Tensor grad_input, grad_weight, grad_bias;
-  if (output_mask[0]) grad_input = make_empty_tensor(input.sizes(), dtype, input.device());
-  if (output_mask[1]) grad_weight = make_empty_tensor(normalized_shape, dtype, input.device());
-  if (output_mask[2]) grad_bias = make_empty_tensor(normalized_shape, dtype, input.device());
+  const int64_t m = shape.rows;
+  const int64_t n = shape.row_size;
+  auto [grad_input, grad_weight, grad_bias] = layer_norm_backward_outputs(input, normalized_shape, output_mask);
   TG_DISPATCH_FLOATING_TYPES(dtype, "layer_norm_backward", [&] {
     const Tensor x_t = cpu::contiguous_as(input, dtype);
     const Tensor g_t = cpu::contiguous_as(grad_out, dtype);

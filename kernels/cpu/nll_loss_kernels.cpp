@@ -11,28 +11,11 @@
 #include "cpu/convert.h"
 #include "cpu/copy.h"
 #include "dtype_dispatch.h"
+#include "nn_rules.h"
 
 namespace tg {
 
 namespace {
-
-// The targets as a row of N class indices (one for an unbatched input), checked in range.
-struct Targets {
-  const int64_t* data;
-  int64_t n;
-  int64_t classes;
-};
-
-Targets checked_targets(const char* op, const Tensor& target_t, int64_t classes, int64_t ignore_index) {
-  const int64_t* data = target_t.data_ptr<int64_t>();
-  const int64_t n = target_t.numel();
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t t = data[i];
-    TG_CHECK_INDEX(t == ignore_index || (t >= 0 && t < classes), "[", op, "] target ", t, " is out of bounds: ",
-                   "expected a class index in [0, ", classes, ") or ignore_index (", ignore_index, ")");
-  }
-  return Targets{data, n, classes};
-}
 
 // Class weights converted to T (all ones when there is no weight).
 template <typename T>
@@ -52,8 +35,8 @@ void native::nll_loss_forward_out_cpu(const Tensor& self, const Tensor& target, 
                                       int64_t reduction, int64_t ignore_index, const Tensor& output,
                                       const Tensor& total_weight) {
   const int64_t classes = self.size(-1);
-  const Tensor target_t = cpu::contiguous_as(target, kLong);
-  const Targets targets = checked_targets("nll_loss", target_t, classes, ignore_index);
+  const Tensor target_t = check_nll_targets("nll_loss", target, classes, ignore_index);
+  const int64_t* targets = target_t.data_ptr<int64_t>();
   TG_DISPATCH_FLOATING_TYPES(self.scalar_type(), "nll_loss", [&] {
     using T = opmath_t<scalar_t>;
     const Tensor input = cpu::contiguous_as(self, self.scalar_type());
@@ -61,8 +44,8 @@ void native::nll_loss_forward_out_cpu(const Tensor& self, const Tensor& target, 
     const std::vector<double> w = class_weights<double>(weight, classes);
     double sum = 0, weight_sum = 0;
     scalar_t* losses = reduction == Reduction::None ? output.data_ptr<scalar_t>() : nullptr;
-    for (int64_t i = 0; i < targets.n; ++i) {
-      const int64_t t = targets.data[i];
+    for (int64_t i = 0; i < target_t.numel(); ++i) {
+      const int64_t t = targets[i];
       double loss = 0;
       if (t != ignore_index) {
         loss = -w[t] * cpu::convert<double>(x[i * classes + t]);
@@ -81,8 +64,8 @@ void native::nll_loss_backward_out_cpu(const Tensor& grad_output, const Tensor& 
                                        const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
                                        const Tensor& total_weight, const Tensor& grad_input) {
   const int64_t classes = self.size(-1);
-  const Tensor target_t = cpu::contiguous_as(target, kLong);
-  const Targets targets = checked_targets("nll_loss_backward", target_t, classes, ignore_index);
+  const Tensor target_t = check_nll_targets("nll_loss_backward", target, classes, ignore_index);
+  const int64_t* targets = target_t.data_ptr<int64_t>();
   TG_DISPATCH_FLOATING_TYPES(grad_input.scalar_type(), "nll_loss_backward", [&] {
     using T = opmath_t<scalar_t>;
     const Tensor grad_t = cpu::contiguous_as(grad_output, kDouble);
@@ -93,8 +76,8 @@ void native::nll_loss_backward_out_cpu(const Tensor& grad_output, const Tensor& 
     scalar_t* gx = grad_input.data_ptr<scalar_t>();
     std::fill_n(gx, grad_input.numel(), cpu::convert<scalar_t>(T(0)));
     const bool per_element = reduction == Reduction::None && self.dim() == 2;
-    for (int64_t i = 0; i < targets.n; ++i) {
-      const int64_t t = targets.data[i];
+    for (int64_t i = 0; i < target_t.numel(); ++i) {
+      const int64_t t = targets[i];
       if (t == ignore_index) continue;
       const double g = per_element ? grad[i] : grad[0];
       gx[i * classes + t] = cpu::convert<scalar_t>(static_cast<T>(-w[t] * g * scale));

@@ -1,7 +1,7 @@
 // CPU kernels of max_pool2d_with_indices and avg_pool2d and their backward operators. Every
-// [H, W] plane (the leading dims flattened) is pooled on its own; out position (y, x) covers
-// rows y * stride - pad + i * dilation, i < kernel (and likewise for columns), clipped to
-// the input. Indices are flat within the plane: row * W + column.
+// [H, W] plane (the leading dims flattened) is pooled on its own, with the window
+// computations of pooling_window.h (shared with the CUDA kernels). Indices are flat within
+// the plane: row * W + column.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,32 +12,12 @@
 #include "cpu/copy.h"
 #include "cpu/scalar_math.h"
 #include "dtype_dispatch.h"
-#include "pooling_shape.h"
+#include "index_rules.h"
+#include "pooling_window.h"
 
 namespace tg {
 
 namespace {
-
-// The input rows (or columns) window `o` covers: [begin, end) before clipping to [0, n), as
-// avg_pool's divisor counts padding.
-struct Window {
-  int64_t begin, end;
-};
-
-Window window(int64_t o, int64_t kernel, int64_t stride, int64_t pad, int64_t n) {
-  const int64_t begin = o * stride - pad;
-  return {begin, std::min(begin + kernel, n + pad)};
-}
-
-// avg_pool2d's divisor of window (wy, wx): divisor_override, or its size counting padding,
-// or the number of input elements it covers.
-int64_t avg_divisor(Window wy, Window wx, int64_t height, int64_t width, bool count_include_pad,
-                    std::optional<int64_t> divisor_override) {
-  if (divisor_override) return *divisor_override;
-  if (count_include_pad) return (wy.end - wy.begin) * (wx.end - wx.begin);
-  return (std::min(wy.end, height) - std::max<int64_t>(wy.begin, 0)) *
-         (std::min(wx.end, width) - std::max<int64_t>(wx.begin, 0));
-}
 
 Pool2dShape max_pool_shape(const char* op, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
                            IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
@@ -63,24 +43,12 @@ void native::max_pool2d_with_indices_out_cpu(const Tensor& self, IntArrayRef ker
     int64_t* at = indices.data_ptr<int64_t>();
     for (int64_t p = 0; p < s.planes; ++p) {
       const scalar_t* plane = x + p * s.height * s.width;
+      const auto load = [plane](int64_t offset) { return cpu::convert<T>(plane[offset]); };
       for (int64_t oy = 0; oy < s.out_height; ++oy) {
         for (int64_t ox = 0; ox < s.out_width; ++ox) {
-          T best = -std::numeric_limits<T>::infinity();
-          int64_t best_index = -1;
-          for (int64_t i = 0; i < s.kernel[0]; ++i) {
-            const int64_t row = oy * s.stride[0] - s.padding[0] + i * s.dilation[0];
-            if (row < 0 || row >= s.height) continue;
-            for (int64_t j = 0; j < s.kernel[1]; ++j) {
-              const int64_t column = ox * s.stride[1] - s.padding[1] + j * s.dilation[1];
-              if (column < 0 || column >= s.width) continue;
-              const T v = cpu::convert<T>(plane[row * s.width + column]);
-              // The first NaN wins and stays; otherwise the first of equal maxima.
-              if (best_index < 0 || (!cpu::math::is_nan(best) && (v > best || cpu::math::is_nan(v)))) {
-                best = v;
-                best_index = row * s.width + column;
-              }
-            }
-          }
+          T best;
+          int64_t best_index;
+          max_pool_window(s, oy, ox, load, best, best_index);
           const int64_t o = (p * s.out_height + oy) * s.out_width + ox;
           y[o] = cpu::convert<scalar_t>(best);
           at[o] = best_index;
@@ -100,15 +68,13 @@ void native::max_pool2d_with_indices_backward_out_cpu(const Tensor& grad_output,
   TG_DISPATCH_FLOATING_TYPES(grad_input.scalar_type(), "max_pool2d_backward", [&] {
     using T = opmath_t<scalar_t>;
     const Tensor grad_t = cpu::contiguous_as(grad_output, grad_input.scalar_type());
-    const Tensor index_t = cpu::contiguous_as(indices, kLong);
+    const Tensor index_t = check_max_pool_indices(indices, s.height, s.width);
     const scalar_t* g = grad_t.data_ptr<scalar_t>();
     const int64_t* at = index_t.data_ptr<int64_t>();
     std::vector<T> sums(static_cast<size_t>(s.planes * plane_size), T(0));
     for (int64_t p = 0; p < s.planes; ++p) {
       for (int64_t o = 0; o < out_plane; ++o) {
         const int64_t k = at[p * out_plane + o];
-        TG_CHECK_INDEX(k >= 0 && k < plane_size, "[max_pool2d_backward] index ", k, " is out of range for an input ",
-                       "plane of ", s.height, "x", s.width, " elements");
         sums[p * plane_size + k] += cpu::convert<T>(g[p * out_plane + o]);
       }
     }
@@ -128,18 +94,12 @@ void native::avg_pool2d_out_cpu(const Tensor& self, IntArrayRef kernel_size, Int
     scalar_t* y = out.data_ptr<scalar_t>();
     for (int64_t p = 0; p < s.planes; ++p) {
       const scalar_t* plane = x + p * s.height * s.width;
+      const auto load = [plane](int64_t offset) { return cpu::convert<T>(plane[offset]); };
       for (int64_t oy = 0; oy < s.out_height; ++oy) {
-        const Window wy = window(oy, s.kernel[0], s.stride[0], s.padding[0], s.height);
         for (int64_t ox = 0; ox < s.out_width; ++ox) {
-          const Window wx = window(ox, s.kernel[1], s.stride[1], s.padding[1], s.width);
-          T sum = 0;
-          for (int64_t row = std::max<int64_t>(wy.begin, 0); row < std::min(wy.end, s.height); ++row) {
-            for (int64_t column = std::max<int64_t>(wx.begin, 0); column < std::min(wx.end, s.width); ++column) {
-              sum += cpu::convert<T>(plane[row * s.width + column]);
-            }
-          }
-          const int64_t divisor = avg_divisor(wy, wx, s.height, s.width, count_include_pad, divisor_override);
-          y[(p * s.out_height + oy) * s.out_width + ox] = cpu::convert<scalar_t>(sum / static_cast<T>(divisor));
+          const T average = avg_pool_window<T>(s, oy, ox, count_include_pad, divisor_override.has_value(),
+                                               divisor_override.value_or(0), load);
+          y[(p * s.out_height + oy) * s.out_width + ox] = cpu::convert<scalar_t>(average);
         }
       }
     }
@@ -160,14 +120,15 @@ void native::avg_pool2d_backward_out_cpu(const Tensor& grad_output, const Tensor
     for (int64_t p = 0; p < s.planes; ++p) {
       T* plane = sums.data() + p * plane_size;
       for (int64_t oy = 0; oy < s.out_height; ++oy) {
-        const Window wy = window(oy, s.kernel[0], s.stride[0], s.padding[0], s.height);
+        const Window wy = pooling_window(oy, s.kernel[0], s.stride[0], s.padding[0], s.height);
         for (int64_t ox = 0; ox < s.out_width; ++ox) {
-          const Window wx = window(ox, s.kernel[1], s.stride[1], s.padding[1], s.width);
-          const int64_t divisor = avg_divisor(wy, wx, s.height, s.width, count_include_pad, divisor_override);
+          const Window wx = pooling_window(ox, s.kernel[1], s.stride[1], s.padding[1], s.width);
+          const int64_t divisor = avg_pool_divisor(wy, wx, s.height, s.width, count_include_pad,
+                                                   divisor_override.has_value(), divisor_override.value_or(0));
           const T share =
               cpu::convert<T>(g[(p * s.out_height + oy) * s.out_width + ox]) / static_cast<T>(divisor);
-          for (int64_t row = std::max<int64_t>(wy.begin, 0); row < std::min(wy.end, s.height); ++row) {
-            for (int64_t column = std::max<int64_t>(wx.begin, 0); column < std::min(wx.end, s.width); ++column) {
+          for (int64_t row = clip_begin(wy); row < clip_end(wy, s.height); ++row) {
+            for (int64_t column = clip_begin(wx); column < clip_end(wx, s.width); ++column) {
               plane[row * s.width + column] += share;
             }
           }

@@ -1,5 +1,5 @@
 // CPU kernels of cumsum and topk along one dim; inputs are made contiguous and seen as
-// [outer, size, inner] blocks (cpu/dim_blocks.h).
+// [outer, size, inner] blocks (dim_blocks.h).
 //   cumsum: out[o, k, i] = sum of in[o, 0..k, i], accumulated in the out dtype's compute type
 //   topk:   per (o, i), the k largest (smallest) of in[o, :, i], sorted, with their positions;
 //           NaN is larger than every number, and equal values keep their index order.
@@ -12,14 +12,14 @@
 #include "core/wrap_dim.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
-#include "cpu/dim_blocks.h"
+#include "dim_blocks.h"
 #include "cpu/scalar_math.h"
 #include "dtype_dispatch.h"
 
 namespace tg {
 
 void native::cumsum_out_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> /*dtype*/, const Tensor& out) {
-  const cpu::DimBlocks b = cpu::blocks_around(self.sizes(), maybe_wrap_dim(dim, self.dim(), "cumsum"));
+  const DimBlocks b = blocks_around(self.sizes(), maybe_wrap_dim(dim, self.dim(), "cumsum"));
   if (out.numel() == 0) return;
   TG_DISPATCH_NUMERIC_TYPES(out.scalar_type(), "cumsum", [&] {
     using T = opmath_t<scalar_t>;
@@ -42,7 +42,7 @@ void native::cumsum_out_cpu(const Tensor& self, int64_t dim, std::optional<Scala
 
 void native::topk_out_cpu(const Tensor& self, int64_t k, int64_t dim, bool largest, bool /*sorted*/,
                           const Tensor& values, const Tensor& indices) {
-  const cpu::DimBlocks b = cpu::blocks_around(self.sizes(), maybe_wrap_dim(dim, self.dim(), "topk"));
+  const DimBlocks b = blocks_around(self.sizes(), maybe_wrap_dim(dim, self.dim(), "topk"));
   if (values.numel() == 0) return;
   TG_DISPATCH_NUMERIC_TYPES(self.scalar_type(), "topk", [&] {
     using T = opmath_t<scalar_t>;

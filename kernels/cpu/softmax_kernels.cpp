@@ -3,7 +3,7 @@
 //   log_softmax:  y = x - max - log(sum(exp(x - max)))
 //   backward:     softmax  gx = y * (g - sum(g * y));  log_softmax  gx = g - exp(y) * sum(g)
 // (sums along dim). Inputs are made contiguous and seen as [outer, size, inner] blocks
-// (cpu/dim_blocks.h); for inner > 1 a whole [size, inner] block is processed row by row so
+// (dim_blocks.h); for inner > 1 a whole [size, inner] block is processed row by row so
 // that memory is read in order and the inner loops are contiguous.
 #include <algorithm>
 #include <cmath>
@@ -14,11 +14,12 @@
 #include "core/wrap_dim.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
-#include "cpu/dim_blocks.h"
 #include "cpu/parallel.h"
+#include "dim_blocks.h"
 #include "cpu/scalar_math.h"
 #include "cpu/vec.h"
 #include "dtype_dispatch.h"
+#include "nn_rules.h"
 
 namespace tg {
 
@@ -110,9 +111,8 @@ void softmax_row_float(const float* in, float* out, int64_t size) {
 
 template <bool kLog>
 void softmax_forward(const char* op, const Tensor& self, int64_t dim, bool half_to_float, const Tensor& out) {
-  TG_CHECK_NOT_IMPLEMENTED(!half_to_float, "[", op, "] half_to_float=true (float16 in, float32 out) is not "
-                           "supported on the CPU; convert the input with .to(kFloat) first");
-  const cpu::DimBlocks b = cpu::blocks_around(self.sizes(), maybe_wrap_dim(dim, self.dim(), op));
+  check_no_half_to_float(op, half_to_float);
+  const DimBlocks b = blocks_around(self.sizes(), maybe_wrap_dim(dim, self.dim(), op));
   if (self.numel() == 0) return;
   TG_DISPATCH_FLOATING_TYPES(out.scalar_type(), op, [&] {
     const Tensor input = cpu::contiguous_as(self, out.scalar_type());
@@ -164,7 +164,7 @@ void softmax_backward_row_float(const float* g, const float* y, float* gx, int64
 template <bool kLog>
 void softmax_backward(const char* op, const Tensor& grad_output, const Tensor& output, int64_t dim,
                       const Tensor& grad_input) {
-  const cpu::DimBlocks b = cpu::blocks_around(output.sizes(), maybe_wrap_dim(dim, output.dim(), op));
+  const DimBlocks b = blocks_around(output.sizes(), maybe_wrap_dim(dim, output.dim(), op));
   if (output.numel() == 0) return;
   TG_DISPATCH_FLOATING_TYPES(grad_input.scalar_type(), op, [&] {
     using T = opmath_t<scalar_t>;

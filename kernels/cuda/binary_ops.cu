@@ -1,9 +1,11 @@
-// CUDA kernels of the binary pointwise operators (add, sub, mul, div, pow), the comparisons
-// and where. Each computes as its CPU kernel does (kernels/cpu/binary_kernels.cpp,
-// compare_kernels.cpp): in the opmath type of its dtype, with the CPU's integer semantics.
+// CUDA kernels of the binary pointwise operators (add, sub, mul, div, pow), the comparisons,
+// where, the gelu and silu derivatives, masked_fill and dropout's masked scaling. Each
+// computes as its CPU kernel does (kernels/cpu/binary_kernels.cpp, compare_kernels.cpp, ...):
+// in the opmath type of its dtype, with the CPU's integer semantics.
 // See Note [One kernel per family and dtype].
 #include <type_traits>
 
+#include "activation_math.h"
 #include "cuda/device_math.cuh"
 #include "cuda/elementwise.cuh"
 #include "cuda/pointwise_ops.h"
@@ -69,6 +71,27 @@ struct WhereFunctor {
   __device__ T operator()(bool condition, T x, T y) const { return condition ? x : y; }
 };
 
+template <typename T>
+struct ActivationBackwardFunctor {
+  ActivationOp op;
+  __device__ T operator()(T g, T x) const {
+    return op == ActivationOp::Silu ? activation::silu_backward(g, x)
+                                    : activation::gelu_backward(g, x, op == ActivationOp::GeluTanh);
+  }
+};
+
+template <typename T>
+struct MaskedFillFunctor {
+  T value;
+  __device__ T operator()(T x, bool masked) const { return masked ? value : x; }
+};
+
+template <typename T>
+struct MaskedScaleFunctor {
+  T scale;
+  __device__ T operator()(T x, bool keep) const { return keep ? x * scale : T(0); }
+};
+
 // The dtypes each arithmetic operator supports: those of its CPU kernel.
 template <typename Body>
 void dispatch_arithmetic(BinaryOp op, ScalarType dtype, Body&& body) {
@@ -107,6 +130,29 @@ void launch_where(ScalarType dtype, const ElementwiseArgs& args) {
   dispatch_device_dtype<kAllTypes>(dtype, "where", [&](auto tag) {
     using T = typename decltype(tag)::type;
     launch_elementwise<T, bool, T, T>(args, WhereFunctor<opmath_t<T>>{});
+  });
+}
+
+void launch_activation_backward(ActivationOp op, ScalarType dtype, const ElementwiseArgs& args) {
+  const char* name = op == ActivationOp::Silu ? "silu_backward" : "gelu_backward";
+  dispatch_device_dtype<kFloatingTypes>(dtype, name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<T, T, T>(args, ActivationBackwardFunctor<opmath_t<T>>{op});
+  });
+}
+
+void launch_masked_fill(ScalarType dtype, const ElementwiseArgs& args, ScalarValue value) {
+  dispatch_device_dtype<kAllTypes>(dtype, "masked_fill_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    // Converted to T first, as the CPU stores value.to<scalar_t>().
+    launch_elementwise<T, T, bool>(args, MaskedFillFunctor<opmath_t<T>>{convert<opmath_t<T>>(scalar_as<T>(value))});
+  });
+}
+
+void launch_masked_scale(ScalarType dtype, const ElementwiseArgs& args, double scale) {
+  dispatch_device_dtype<kFloatingTypes>(dtype, "dropout", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<T, T, bool>(args, MaskedScaleFunctor<opmath_t<T>>{static_cast<opmath_t<T>>(scale)});
   });
 }
 

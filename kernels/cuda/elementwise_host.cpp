@@ -23,6 +23,15 @@ bool same_elements(const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
+Tensor contiguous_as(const Tensor& t, ScalarType dtype) {
+  return t.scalar_type() == dtype && t.is_contiguous() ? t : device_copy(t, dtype);
+}
+
+Tensor int64_on(const Tensor& t, Device device) {
+  const Tensor on_device = t.device() == device ? t : t.to(device);
+  return contiguous_as(on_device, kLong);
+}
+
 bool is_cpu_scalar(const Tensor& input, const Tensor& out) { return input.is_cpu() && input.dim() == 0 && !out.is_cpu(); }
 
 ScalarValue scalar_value(const Scalar& value) {

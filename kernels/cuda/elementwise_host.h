@@ -50,6 +50,13 @@ ScalarType kernel_dtype(ScalarType dtype, const Tensor& out, std::initializer_li
 // The value of a Scalar argument, for the kernels.
 ScalarValue scalar_value(const Scalar& value);
 
+// `t` itself when it is contiguous and of `dtype`, else a contiguous copy converted to it, on
+// t's device: what a kernel that reads raw memory of one element type takes its inputs as.
+Tensor contiguous_as(const Tensor& t, ScalarType dtype);
+
+// `t` as a contiguous int64 tensor on `device` (indices checked on the CPU, moved to the GPU).
+Tensor int64_on(const Tensor& t, Device device);
+
 // True for a zero-dim CPU tensor used with a CUDA output: it goes to the kernel by value.
 bool is_cpu_scalar(const Tensor& input, const Tensor& out);
 

@@ -1,4 +1,4 @@
-// CUDA kernels of arange and of the random fills (uniform_, normal_).
+// CUDA kernels of arange, of the random fills (uniform_, normal_) and of dropout's mask.
 #include <cmath>
 #include <numbers>
 #include <type_traits>
@@ -38,6 +38,14 @@ __global__ void random_kernel(T* data, int64_t numel, uint64_t seed, uint64_t of
   }
 }
 
+__global__ void bernoulli_mask_kernel(bool* data, int64_t numel, uint64_t seed, uint64_t offset, double p) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < numel; i += stride) {
+    const Philox4x32 r = philox4x32_10(seed, static_cast<uint64_t>(i), offset);
+    data[i] = uniform_double(r.x[0], r.x[1]) >= p;
+  }
+}
+
 template <bool kNormal>
 void launch_random(ScalarType dtype, void* data, int64_t numel, PhiloxState state, double a, double b,
                    const char* op) {
@@ -71,6 +79,13 @@ void launch_uniform(ScalarType dtype, void* data, int64_t numel, PhiloxState sta
 
 void launch_normal(ScalarType dtype, void* data, int64_t numel, PhiloxState state, double mean, double std) {
   launch_random<true>(dtype, data, numel, state, mean, std, "normal_");
+}
+
+void launch_bernoulli_mask(bool* data, int64_t numel, PhiloxState state, double p) {
+  if (numel == 0) return;
+  bernoulli_mask_kernel<<<elementwise_grid(numel), kElementwiseBlock, 0, getCurrentCUDAStream()>>>(
+      data, numel, state.seed, state.offset, p);
+  TG_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
 }  // namespace tg::cuda

@@ -15,6 +15,7 @@ namespace tg::cuda {
 enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Pow };
 enum class CompareOp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 enum class UnaryOp : uint8_t { Neg, Abs, Exp, Log, Sqrt, Relu, Sigmoid, Tanh };
+enum class ActivationOp : uint8_t { Gelu, GeluTanh, Silu };  // formulas: kernels/activation_math.h
 
 // out = self op other in `dtype` (out's). Add and Sub scale `other` by alpha.
 void launch_binary(BinaryOp op, ScalarType dtype, const ElementwiseArgs& args, ScalarValue alpha);
@@ -27,6 +28,14 @@ void launch_unary(UnaryOp op, ScalarType dtype, const ElementwiseArgs& args);
 // out = min(max(self, lo), hi) with NaN propagated; a missing bound is not applied.
 void launch_clamp(ScalarType dtype, const ElementwiseArgs& args, std::optional<ScalarValue> lo,
                   std::optional<ScalarValue> hi);
+// out = f(self) (floating dtypes; names the operator gelu or silu).
+void launch_activation(ActivationOp op, ScalarType dtype, const ElementwiseArgs& args);
+// out = grad * f'(self); operands: out, grad, self (floating; gelu_backward or silu_backward).
+void launch_activation_backward(ActivationOp op, ScalarType dtype, const ElementwiseArgs& args);
+// out = mask ? value : self; operands: out, self, mask (bool). Every dtype (masked_fill_).
+void launch_masked_fill(ScalarType dtype, const ElementwiseArgs& args, ScalarValue value);
+// out = keep ? x * scale : 0; operands: out, x, keep (bool). Floating dtypes (dropout).
+void launch_masked_scale(ScalarType dtype, const ElementwiseArgs& args, double scale);
 // out = input converted to out's dtype (any dtype to any dtype).
 void launch_copy(ScalarType dtype, const ElementwiseArgs& args);
 // out = value (operands: out only).

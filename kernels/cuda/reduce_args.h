@@ -37,4 +37,10 @@ struct ReduceArgs {
 // The dtype sets are the CPU kernels': a dtype outside raises NotImplementedError naming `name`.
 void launch_reduce(ReduceOp op, ScalarType dtype, const ReduceArgs& args, const char* name);
 
+// var and std: the input is float64; out[o] (of `out_dtype`, floating) is
+//   M2 / max(0, reduce_size - correction)  (its square root with take_sqrt)
+// with M2 the sum of squared deviations from the mean, combined with Welford's (Chan's) rule.
+void launch_variance(ScalarType out_dtype, const ReduceArgs& args, double correction, bool take_sqrt,
+                     const char* name);
+
 }  // namespace tg::cuda

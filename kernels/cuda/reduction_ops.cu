@@ -1,6 +1,6 @@
 // CUDA kernels of the reductions: sum, mean, amax, amin (one kernel set per dtype for sum
-// and mean, one for amax and amin: see Note [One kernel per family and dtype]), and the
-// arg-reduction of max.dim and argmax.
+// and mean, one for amax and amin: see Note [One kernel per family and dtype]), the
+// arg-reduction of max.dim and argmax, and var and std (Welford, in double).
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -94,7 +94,51 @@ struct ArgWriter {
   }
 };
 
+// Count, mean and sum of squared deviations of a run of elements (Welford); two runs combine
+// by Chan's rule, in any order.
+struct WelfordAcc {
+  double n, mean, m2;
+
+  __device__ static WelfordAcc shfl_down(WelfordAcc v, int delta) {
+    return WelfordAcc{tg::cuda::shfl_down(v.n, delta), tg::cuda::shfl_down(v.mean, delta),
+                      tg::cuda::shfl_down(v.m2, delta)};
+  }
+};
+
+struct WelfordReducer {
+  using acc_t = WelfordAcc;
+  __device__ acc_t identity() const { return acc_t{0, 0, 0}; }
+  __device__ acc_t element(double x, int64_t) const { return acc_t{1, x, 0}; }
+  __device__ acc_t combine(acc_t a, acc_t b) const {
+    if (a.n == 0) return b;
+    if (b.n == 0) return a;
+    const double n = a.n + b.n, delta = b.mean - a.mean;
+    return acc_t{n, a.mean + delta * (b.n / n), a.m2 + b.m2 + delta * delta * (a.n * b.n / n)};
+  }
+};
+
+template <typename Out>
+struct VarianceWriter {
+  Out* out;
+  double divisor;  // max(0, N - correction)
+  bool take_sqrt;
+  __device__ void operator()(int64_t o, WelfordAcc acc) const {
+    const double variance = acc.m2 / divisor;
+    out[o] = convert<Out>(take_sqrt ? ::sqrt(variance) : variance);
+  }
+};
+
 }  // namespace
+
+void launch_variance(ScalarType out_dtype, const ReduceArgs& args, double correction, bool take_sqrt,
+                     const char* name) {
+  dispatch_device_dtype<kFloatingTypes>(out_dtype, name, [&](auto tag) {
+    using Out = typename decltype(tag)::type;
+    const double divisor = static_cast<double>(args.reduce_size) - correction;
+    launch_reduction<double>(args, WelfordReducer{},
+                             VarianceWriter<Out>{static_cast<Out*>(args.out), divisor > 0 ? divisor : 0.0, take_sqrt});
+  });
+}
 
 void launch_reduce(ReduceOp op, ScalarType dtype, const ReduceArgs& args, const char* name) {
   switch (op) {

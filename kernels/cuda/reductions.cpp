@@ -1,8 +1,13 @@
 // The native:: CUDA kernels of the reductions (schemas/reduction.yaml): sum, mean, amax, amin,
-// max.dim and argmax. Each describes its input as ReduceArgs and calls launch_reduce. Like the
-// CPU's sum, the elements are converted to the out dtype first (sum(int32) sums int64s).
+// max.dim, argmax, var and std, each of which describes its input as ReduceArgs and calls
+// launch_reduce (launch_variance); and of cumsum and topk (schemas/scan_sort.yaml), which work
+// along one dim (dim_ops.h). Like the CPU's sum, the elements are converted to the out dtype
+// first (sum(int32) sums int64s).
 #include "NativeFunctions.h"
+#include "cuda/dim_ops.h"
+#include "cuda/elementwise_host.h"
 #include "cuda/reduce_args.h"
+#include "dim_blocks.h"
 #include "shape_utils.h"
 #include "tensorgen/ops.h"
 
@@ -93,6 +98,37 @@ void native::argmax_out_cuda(const Tensor& self, std::optional<int64_t> dim, boo
                                        : make_dim_mask(std::nullopt, self.dim(), "argmax");
   cuda::launch_reduce(cuda::ReduceOp::ArgMax, self.scalar_type(), reduce_args("argmax", self, mask, Tensor(), &out),
                       "argmax");
+}
+
+// var and std read the input in double, as the CPU does (kernels/cpu/variance_kernels.cpp).
+void native::var_out_cuda(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction,
+                          bool /*keepdim*/, const Tensor& out) {
+  const DimMask mask = make_dim_mask(dim, self.dim(), "var");
+  cuda::launch_variance(out.scalar_type(), reduce_args("var", in_dtype(self, kDouble), mask, out, nullptr),
+                        correction ? correction->toDouble() : 1.0, /*take_sqrt=*/false, "var");
+}
+
+void native::std_out_cuda(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction,
+                          bool /*keepdim*/, const Tensor& out) {
+  const DimMask mask = make_dim_mask(dim, self.dim(), "std");
+  cuda::launch_variance(out.scalar_type(), reduce_args("std", in_dtype(self, kDouble), mask, out, nullptr),
+                        correction ? correction->toDouble() : 1.0, /*take_sqrt=*/true, "std");
+}
+
+void native::cumsum_out_cuda(const Tensor& self, int64_t dim, std::optional<ScalarType> /*dtype*/, const Tensor& out) {
+  const DimBlocks blocks = blocks_around(self.sizes(), maybe_wrap_dim(dim, self.dim(), "cumsum"));
+  if (out.numel() == 0) return;
+  const Tensor input = cuda::contiguous_as(self, out.scalar_type());
+  cuda::launch_cumsum(out.scalar_type(), input.data_ptr(), out.data_ptr(), blocks);
+}
+
+void native::topk_out_cuda(const Tensor& self, int64_t k, int64_t dim, bool largest, bool /*sorted*/,
+                           const Tensor& values, const Tensor& indices) {
+  const DimBlocks blocks = blocks_around(self.sizes(), maybe_wrap_dim(dim, self.dim(), "topk"));
+  if (values.numel() == 0) return;
+  const Tensor input = cuda::contiguous_as(self, self.scalar_type());
+  cuda::launch_topk(self.scalar_type(), input.data_ptr(), values.data_ptr(), indices.data_ptr<int64_t>(), blocks, k,
+                    largest);
 }
 
 }  // namespace tg

@@ -1,9 +1,10 @@
 // CUDA kernels of the unary pointwise operators (neg, abs, exp, log, sqrt, relu, sigmoid,
-// tanh, clamp), of fill and of the on-device copy. They compute as the CPU kernels do
+// tanh, clamp, gelu, silu), of fill and of the on-device copy. They compute as the CPU kernels do
 // (kernels/cpu/unary_kernels.cpp): the floating functions in the opmath type (float for
 // float16 and bfloat16). See Note [One kernel per family and dtype] in binary_ops.cu.
 #include <type_traits>
 
+#include "activation_math.h"
 #include "cuda/device_math.cuh"
 #include "cuda/elementwise.cuh"
 #include "cuda/pointwise_ops.h"
@@ -58,6 +59,14 @@ struct ClampFunctor {
 };
 
 template <typename T>
+struct ActivationFunctor {
+  ActivationOp op;
+  __device__ T operator()(T x) const {
+    return op == ActivationOp::Silu ? activation::silu(x) : activation::gelu(x, op == ActivationOp::GeluTanh);
+  }
+};
+
+template <typename T>
 struct FillFunctor {
   T value;
   __device__ T operator()() const { return value; }
@@ -107,6 +116,13 @@ void launch_unary(UnaryOp op, ScalarType dtype, const ElementwiseArgs& args) {
   dispatch_unary(op, dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     launch_elementwise<T, T>(args, UnaryFunctor<opmath_t<T>>{op});
+  });
+}
+
+void launch_activation(ActivationOp op, ScalarType dtype, const ElementwiseArgs& args) {
+  dispatch_device_dtype<kFloatingTypes>(dtype, op == ActivationOp::Silu ? "silu" : "gelu", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<T, T>(args, ActivationFunctor<opmath_t<T>>{op});
   });
 }
 

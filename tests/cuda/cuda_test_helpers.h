@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +73,28 @@ inline tg::Tensor sample(tg::IntArrayRef sizes, tg::ScalarType dtype) {
   if (dtype == tg::kBool) return tg::gt(x, 0.0);
   if (dtype == tg::kByte) return tg::clamp(x * 3.0 + 5.0, 0.0, 9.0).to(dtype);
   return tg::clamp(x * 3.0, -5.0, 5.0).to(dtype);
+}
+
+// Runs f on the CPU inputs and on their CUDA copies (CPU scalars stay) and compares, with the
+// dtype's tolerance unless one is given; when the CPU throws, CUDA must throw the same kind of
+// error.
+inline void compare(const std::string& what, const std::vector<tg::Tensor>& inputs,
+                    const std::function<tg::Tensor(const std::vector<tg::Tensor>&)>& f,
+                    std::optional<Tolerance> tolerance = std::nullopt) {
+  std::vector<tg::Tensor> gpu_inputs;
+  for (const tg::Tensor& t : inputs) gpu_inputs.push_back(t.dim() == 0 && t.is_cpu() ? t : on_gpu(t));
+  tg::Tensor expected;
+  try {
+    expected = f(inputs);
+  } catch (const tg::NotImplementedError&) {
+    CHECK_THROWS_AS(f(gpu_inputs), tg::NotImplementedError);
+    return;
+  } catch (const tg::Error&) {
+    CHECK_THROWS_AS(f(gpu_inputs), tg::Error);
+    return;
+  }
+  const tg::Tensor actual = f(gpu_inputs);
+  check_same(expected, actual, what, tolerance.value_or(tolerance_for(expected.scalar_type())));
 }
 
 }  // namespace cuda_test

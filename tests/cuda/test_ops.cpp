@@ -3,7 +3,6 @@
 // sizes that take the vectorized and the multi-block paths; errors for mixed devices.
 #include <doctest/doctest.h>
 
-#include <functional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "cuda_test_helpers.h"
 
 using cuda_test::check_same;
+using cuda_test::compare;
 using cuda_test::on_gpu;
 using cuda_test::sample;
 
@@ -20,25 +20,6 @@ constexpr tg::ScalarType kAll[] = {tg::kDouble, tg::kFloat, tg::kHalf, tg::kBFlo
                                    tg::kInt,    tg::kShort, tg::kChar, tg::kByte,     tg::kBool};
 
 std::string name_of(const std::string& op, tg::ScalarType dtype) { return op + " on " + std::string(tg::to_string(dtype)); }
-
-// Runs f on the CPU inputs and on their CUDA copies and compares; when the CPU throws, CUDA
-// must throw the same kind of error.
-void compare(const std::string& what, const std::vector<tg::Tensor>& inputs,
-             const std::function<tg::Tensor(const std::vector<tg::Tensor>&)>& f) {
-  std::vector<tg::Tensor> gpu_inputs;
-  for (const tg::Tensor& t : inputs) gpu_inputs.push_back(t.dim() == 0 && t.is_cpu() ? t : on_gpu(t));
-  tg::Tensor expected;
-  try {
-    expected = f(inputs);
-  } catch (const tg::NotImplementedError&) {
-    CHECK_THROWS_AS(f(gpu_inputs), tg::NotImplementedError);
-    return;
-  } catch (const tg::Error&) {
-    CHECK_THROWS_AS(f(gpu_inputs), tg::Error);
-    return;
-  }
-  check_same(expected, f(gpu_inputs), what);
-}
 
 using Binary = std::function<tg::Tensor(const tg::Tensor&, const tg::Tensor&)>;
 

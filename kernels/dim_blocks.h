@@ -1,5 +1,6 @@
 // DimBlocks: a contiguous tensor seen as [outer, size, inner] around one dim, the layout the
-// kernels that work along a dim (softmax, arg reductions, cumsum, index_select, ...) share.
+// CPU and CUDA kernels that work along a dim (softmax, arg reductions, cumsum, index_select,
+// ...) share.
 // Element (o, k, i) is at offset (o * size + k) * inner + i.
 #pragma once
 
@@ -7,7 +8,7 @@
 
 #include "core/array_ref.h"
 
-namespace tg::cpu {
+namespace tg {
 
 struct DimBlocks {
   int64_t outer = 1, size = 1, inner = 1;
@@ -24,4 +25,4 @@ inline DimBlocks blocks_around(IntArrayRef sizes, int64_t dim) {
   return b;
 }
 
-}  // namespace tg::cpu
+}  // namespace tg

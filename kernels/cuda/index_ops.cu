@@ -1,0 +1,153 @@
+// CUDA kernels of the indexing operators (index_ops.h). A thread per element written (select,
+// gather, tril/triu) or read (index_add, scatter_add, whose additions to one element from
+// several threads go through atomic_add, in no fixed order: float sums may differ from the
+// CPU's in the last bits, integer ones are exact). Kernels that only move elements are
+// compiled once per element size (1, 2, 4, 8 bytes), not per dtype.
+#include <cstdint>
+
+#include "cuda/atomic_add.cuh"
+#include "cuda/elementwise.cuh"
+#include "cuda/index_ops.h"
+
+namespace tg::cuda {
+
+namespace {
+
+// Calls body(TypeTag<U>{}) with U the unsigned integer of `size` bytes.
+template <typename Body>
+void dispatch_element_size(size_t size, Body&& body) {
+  switch (size) {
+    case 1: return body(TypeTag<uint8_t>{});
+    case 2: return body(TypeTag<uint16_t>{});
+    case 4: return body(TypeTag<uint32_t>{});
+    case 8: return body(TypeTag<uint64_t>{});
+    default: TG_INTERNAL_ASSERT(false, "no element type of ", size, " bytes");
+  }
+}
+
+template <typename U>
+__global__ void index_select_kernel(const U* in, U* out, const int64_t* index, DimBlocks b, int64_t count) {
+  const int64_t total = b.outer * count * b.inner;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += step) {
+    const int64_t i = e % b.inner, k = (e / b.inner) % count, o = e / (b.inner * count);
+    out[e] = in[(o * b.size + index[k]) * b.inner + i];
+  }
+}
+
+template <typename S>
+__global__ void index_add_kernel(S* out, const S* source, const int64_t* index, DimBlocks b, int64_t count,
+                                 opmath_t<S> alpha) {
+  const int64_t total = b.outer * count * b.inner;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += step) {
+    const int64_t i = e % b.inner, k = (e / b.inner) % count, o = e / (b.inner * count);
+    atomic_add(out + (o * b.size + index[k]) * b.inner + i, math::mul(alpha, convert<opmath_t<S>>(source[e])));
+  }
+}
+
+// Offsets (in elements) of position p in the indexed tensor and in the other one.
+struct GatherOffsets {
+  int64_t indexed, other;
+};
+
+__device__ inline GatherOffsets gather_offsets(const GatherArgs& a, const int64_t* index, int64_t p) {
+  GatherOffsets offsets{0, 0};
+  int64_t rest = p;
+  for (int d = a.ndim - 1; d >= 0; --d) {
+    const int64_t position = rest % a.sizes[d];
+    rest /= a.sizes[d];
+    offsets.indexed += (d == a.dim ? index[p] : position) * a.indexed_strides[d];
+    offsets.other += position * a.other_strides[d];
+  }
+  return offsets;
+}
+
+template <typename U>
+__global__ void gather_kernel(const U* self, U* out, const int64_t* index, GatherArgs a) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t p = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; p < a.numel; p += step) {
+    const GatherOffsets offsets = gather_offsets(a, index, p);
+    out[offsets.other] = self[offsets.indexed];
+  }
+}
+
+template <typename S>
+__global__ void scatter_add_kernel(S* out, const S* src, const int64_t* index, GatherArgs a) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t p = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; p < a.numel; p += step) {
+    const GatherOffsets offsets = gather_offsets(a, index, p);
+    atomic_add(out + offsets.indexed, convert<opmath_t<S>>(src[offsets.other]));
+  }
+}
+
+template <typename U>
+__global__ void triangle_kernel(const U* in, U* out, int64_t total, int64_t rows, int64_t cols, int64_t diagonal,
+                                bool lower) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += step) {
+    const int64_t j = e % cols, i = (e / cols) % rows;
+    const bool keep = lower ? j - i <= diagonal : j - i >= diagonal;
+    out[e] = keep ? in[e] : U(0);  // zero bits are zero in every dtype
+  }
+}
+
+}  // namespace
+
+void launch_index_select(size_t element_size, const void* in, void* out, const int64_t* index, DimBlocks in_blocks,
+                         int64_t count) {
+  const int64_t total = in_blocks.outer * count * in_blocks.inner;
+  if (total == 0) return;
+  dispatch_element_size(element_size, [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    index_select_kernel<U><<<elementwise_grid(total), kElementwiseBlock, 0, getCurrentCUDAStream()>>>(
+        static_cast<const U*>(in), static_cast<U*>(out), index, in_blocks, count);
+    TG_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+}
+
+void launch_index_add(ScalarType dtype, void* out, const void* source, const int64_t* index, DimBlocks out_blocks,
+                      int64_t count, ScalarValue alpha) {
+  dispatch_device_dtype<kAllTypes>(dtype, "index_add", [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    const int64_t total = out_blocks.outer * count * out_blocks.inner;
+    if (total == 0) return;
+    index_add_kernel<S><<<elementwise_grid(total), kElementwiseBlock, 0, getCurrentCUDAStream()>>>(
+        static_cast<S*>(out), static_cast<const S*>(source), index, out_blocks, count, scalar_as<opmath_t<S>>(alpha));
+    TG_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+}
+
+void launch_gather(size_t element_size, const void* self, void* out, const int64_t* index, const GatherArgs& args) {
+  if (args.numel == 0) return;
+  dispatch_element_size(element_size, [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    gather_kernel<U><<<elementwise_grid(args.numel), kElementwiseBlock, 0, getCurrentCUDAStream()>>>(
+        static_cast<const U*>(self), static_cast<U*>(out), index, args);
+    TG_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+}
+
+void launch_scatter_add(ScalarType dtype, void* out, const void* src, const int64_t* index, const GatherArgs& args) {
+  dispatch_device_dtype<kAllTypes>(dtype, "scatter_add", [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    if (args.numel == 0) return;
+    scatter_add_kernel<S><<<elementwise_grid(args.numel), kElementwiseBlock, 0, getCurrentCUDAStream()>>>(
+        static_cast<S*>(out), static_cast<const S*>(src), index, args);
+    TG_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+}
+
+void launch_triangle(size_t element_size, const void* in, void* out, int64_t batches, int64_t rows, int64_t cols,
+                     int64_t diagonal, bool lower) {
+  const int64_t total = batches * rows * cols;
+  if (total == 0) return;
+  dispatch_element_size(element_size, [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    triangle_kernel<U><<<elementwise_grid(total), kElementwiseBlock, 0, getCurrentCUDAStream()>>>(
+        static_cast<const U*>(in), static_cast<U*>(out), total, rows, cols, diagonal, lower);
+    TG_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+}
+
+}  // namespace tg::cuda
