@@ -97,10 +97,24 @@ inline Tensor without_partial_overlap(const Tensor& out, const Tensor& input) {
 
 // out[j] = op(in[j]...) for begin <= j < end. Everything the loop reads is a parameter or a
 // local, never memory a store to out might change: see Note [Local op copies].
-template <typename R, typename Op, typename... In>
-void contiguous_loop(const Op& op_ref, R* out, int64_t begin, int64_t end, const In*... in) {
+template <typename R, typename Op>
+void contiguous_loop(const Op& op_ref, R* out, int64_t begin, int64_t end) {
   const Op op = op_ref;
-  for (int64_t j = begin; j < end; ++j) out[j] = op(in[j]...);
+  for (int64_t j = begin; j < end; ++j) out[j] = op();
+}
+
+// In-place (out is the first input, as in add_) the loop reads out itself: the compiler's
+// runtime overlap test would send an exactly aliased operand to the scalar loop.
+template <typename R, typename Op, typename First, typename... Rest>
+void contiguous_loop(const Op& op_ref, R* out, int64_t begin, int64_t end, const First* first, const Rest*... rest) {
+  const Op op = op_ref;
+  if constexpr (std::is_same_v<First, R>) {
+    if (first == out) {
+      for (int64_t j = begin; j < end; ++j) out[j] = op(out[j], rest[j]...);
+      return;
+    }
+  }
+  for (int64_t j = begin; j < end; ++j) out[j] = op(first[j], rest[j]...);
 }
 
 // out[j] = op(inputs[j]...) for j < m when every input row is contiguous, or for a binary
