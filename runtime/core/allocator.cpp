@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/error.h"
+#include "core/small_block_cache.h"
 
 namespace tg {
 
@@ -14,6 +15,7 @@ class CpuAllocator final : public Allocator {
  public:
   DataPtr allocate(size_t nbytes) override {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, Device(DeviceType::CPU));
+    if (nbytes <= small_block_cache::kMaxBytes) return small_block_cache::allocate(nbytes);
     void* data = nullptr;
     if (posix_memalign(&data, kCpuAlignment, nbytes) != 0 || data == nullptr) {
       TG_THROW(OutOfMemoryError, "[cpu_allocator] could not allocate ", nbytes, " bytes");

@@ -1,0 +1,94 @@
+#include "core/small_block_cache.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstdlib>
+#include <utility>
+
+#include "core/error.h"
+
+namespace tg::small_block_cache {
+
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kCacheEnabled = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kCacheEnabled = false;
+#else
+constexpr bool kCacheEnabled = true;
+#endif
+#else
+constexpr bool kCacheEnabled = true;
+#endif
+
+constexpr size_t kMinBytes = 64;  // = kCpuAlignment: smaller blocks could not be aligned anyway
+constexpr size_t kClasses = 7;    // 64, 128, ..., 4096 bytes
+constexpr size_t kBlocksPerClass = 32;
+static_assert(kMinBytes << (kClasses - 1) == kMaxBytes);
+
+// Trivially destructible, so a block freed during thread exit (after Flusher ran) still finds
+// valid memory and sees `closed`.
+struct Cache {
+  void* blocks[kClasses][kBlocksPerClass];
+  uint32_t counts[kClasses];
+  bool closed;
+};
+thread_local Cache t_cache;
+
+// Frees the cached blocks when the thread ends; later releases go straight to free.
+struct Flusher {
+  ~Flusher() {
+    for (size_t c = 0; c < kClasses; ++c) {
+      while (t_cache.counts[c] > 0) std::free(t_cache.blocks[c][--t_cache.counts[c]]);
+    }
+    t_cache.closed = true;
+  }
+};
+thread_local Flusher t_flusher;
+
+size_t class_of(size_t nbytes) {
+  return static_cast<size_t>(std::bit_width(std::max(nbytes, kMinBytes) - 1) - std::bit_width(kMinBytes - 1));
+}
+
+template <size_t kClass>
+void release(void* block) {
+  Cache& cache = t_cache;
+  if (cache.closed || cache.counts[kClass] == kBlocksPerClass) {
+    std::free(block);
+    return;
+  }
+  cache.blocks[kClass][cache.counts[kClass]++] = block;
+}
+
+template <size_t... C>
+constexpr std::array<DeleterFn, kClasses> releasers(std::index_sequence<C...>) {
+  return {&release<C>...};
+}
+constexpr std::array<DeleterFn, kClasses> kReleasers = releasers(std::make_index_sequence<kClasses>());
+
+}  // namespace
+
+DataPtr allocate(size_t nbytes) {
+  const size_t c = class_of(nbytes);
+  if constexpr (kCacheEnabled) {
+    (void)&t_flusher;  // constructs this thread's flusher, so the cache is emptied at thread exit
+    Cache& cache = t_cache;
+    if (cache.counts[c] > 0) {
+      void* block = cache.blocks[c][--cache.counts[c]];
+      return DataPtr(block, block, kReleasers[c], Device(DeviceType::CPU));
+    }
+  }
+  void* block = nullptr;
+  if (posix_memalign(&block, kCpuAlignment, kMinBytes << c) != 0 || block == nullptr) {
+    TG_THROW(OutOfMemoryError, "[cpu_allocator] could not allocate ", nbytes, " bytes");
+  }
+  return DataPtr(block, block, kCacheEnabled ? kReleasers[c] : &std::free, Device(DeviceType::CPU));
+}
+
+bool caching_enabled() { return kCacheEnabled; }
+
+}  // namespace tg::small_block_cache
