@@ -84,21 +84,28 @@ void softmax_row(const scalar_t* in, scalar_t* out, int64_t size) {
   }
 }
 
-// The same for float rows, four lanes at a time with the vector exp (cpu/vec.h). Padding
+// The same for float rows, kLanes<V> at a time with the vector exp (cpu/vec.h). Padding
 // lanes hold -inf: they leave the max unchanged and add exp(-inf) = 0 to the sum.
-template <bool kLog>
-void softmax_row_float(const float* in, float* out, int64_t size) {
+template <bool kLog, typename V>
+TG_VEC_INLINE void softmax_row_float(const float* in, float* out, int64_t size) {
+  constexpr int64_t kLanes = vec::kLanes<V>;
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-  vec::Vec max_lanes = vec::broadcast(kNegInf);
-  vec::for_each_vec(in, size, kNegInf,
-                    [&](int64_t, vec::Vec x, int64_t) { max_lanes = vec::max_propagate_nan(max_lanes, x); });
+  const int64_t tail = size % kLanes, whole = size - tail;
+  V max_lanes = vec::broadcast<V>(kNegInf);
+  for (int64_t k = 0; k < whole; k += kLanes) max_lanes = vec::max_propagate_nan(max_lanes, vec::load<V>(in + k));
+  if (tail > 0) max_lanes = vec::max_propagate_nan(max_lanes, vec::load_partial<V>(in + whole, tail, kNegInf));
   const float max = vec::horizontal_max(max_lanes);
-  vec::Vec sum_lanes{};
-  vec::for_each_vec(in, size, kNegInf, [&](int64_t k, vec::Vec x, int64_t lanes) {
-    const vec::Vec e = vec::exp(x - max);
+  V sum_lanes{};
+  for (int64_t k = 0; k < whole; k += kLanes) {
+    const V e = vec::exp(vec::load<V>(in + k) - max);
     sum_lanes += e;
-    if constexpr (!kLog) vec::store_lanes(out + k, e, lanes);
-  });
+    if constexpr (!kLog) vec::store(out + k, e);
+  }
+  if (tail > 0) {
+    const V e = vec::exp(vec::load_partial<V>(in + whole, tail, kNegInf) - max);
+    sum_lanes += e;
+    if constexpr (!kLog) vec::store_partial(out + whole, e, tail);
+  }
   const double sum = vec::horizontal_sum(sum_lanes);
   if constexpr (kLog) {
     const float shift = max + static_cast<float>(std::log(sum));
@@ -106,6 +113,57 @@ void softmax_row_float(const float* in, float* out, int64_t size) {
   } else {
     const float scale = static_cast<float>(1.0 / sum);
     for (int64_t k = 0; k < size; ++k) out[k] *= scale;
+  }
+}
+
+// One float row of the backward (dim innermost), kLanes<V> at a time.
+template <bool kLog, typename V>
+TG_VEC_INLINE void softmax_backward_row_float(const float* g, const float* y, float* gx, int64_t size) {
+  constexpr int64_t kLanes = vec::kLanes<V>;
+  const int64_t tail = size % kLanes, whole = size - tail;
+  V dot_lanes{};
+  for (int64_t k = 0; k < whole; k += kLanes) {
+    dot_lanes += kLog ? vec::load<V>(g + k) : vec::load<V>(g + k) * vec::load<V>(y + k);
+  }
+  double dot = vec::horizontal_sum(dot_lanes);
+  for (int64_t k = whole; k < size; ++k) dot += kLog ? g[k] : g[k] * y[k];
+  const float d = static_cast<float>(dot);
+  if constexpr (kLog) {
+    for (int64_t k = 0; k < whole; k += kLanes) {
+      vec::store(gx + k, vec::load<V>(g + k) - vec::exp(vec::load<V>(y + k)) * d);
+    }
+    if (tail > 0) {
+      const V gv = vec::load_partial<V>(g + whole, tail, 0.0f), yv = vec::load_partial<V>(y + whole, tail, 0.0f);
+      vec::store_partial(gx + whole, gv - vec::exp(yv) * d, tail);
+    }
+  } else {
+    for (int64_t k = 0; k < size; ++k) gx[k] = y[k] * (g[k] - d);
+  }
+}
+
+// Float rows [begin, end) of `size` elements, forward and backward, with 8 lanes (AVX2 and
+// FMA) where the CPU has them, else 4.
+template <bool kLog>
+TG_TARGET_AVX2 void softmax_rows_float_avx2(const float* in, float* out, int64_t begin, int64_t end, int64_t size) {
+  for (int64_t o = begin; o < end; ++o) softmax_row_float<kLog, vec::Vec8>(in + o * size, out + o * size, size);
+}
+template <bool kLog>
+void softmax_rows_float(const float* in, float* out, int64_t begin, int64_t end, int64_t size) {
+  if (vec::has_avx2_fma()) return softmax_rows_float_avx2<kLog>(in, out, begin, end, size);
+  for (int64_t o = begin; o < end; ++o) softmax_row_float<kLog, vec::Vec4>(in + o * size, out + o * size, size);
+}
+template <bool kLog>
+TG_TARGET_AVX2 void softmax_backward_rows_float_avx2(const float* g, const float* y, float* gx, int64_t begin,
+                                                     int64_t end, int64_t size) {
+  for (int64_t o = begin; o < end; ++o) {
+    softmax_backward_row_float<kLog, vec::Vec8>(g + o * size, y + o * size, gx + o * size, size);
+  }
+}
+template <bool kLog>
+void softmax_backward_rows_float(const float* g, const float* y, float* gx, int64_t begin, int64_t end, int64_t size) {
+  if (vec::has_avx2_fma()) return softmax_backward_rows_float_avx2<kLog>(g, y, gx, begin, end, size);
+  for (int64_t o = begin; o < end; ++o) {
+    softmax_backward_row_float<kLog, vec::Vec4>(g + o * size, y + o * size, gx + o * size, size);
   }
 }
 
@@ -121,12 +179,10 @@ void softmax_forward(const char* op, const Tensor& self, int64_t dim, bool half_
     const int64_t block = b.size * b.inner;
     cpu::parallel_for(b.outer, rows_per_thread_grain(block), [&](int64_t begin, int64_t end) {
       if (b.inner == 1) {
-        for (int64_t o = begin; o < end; ++o) {
-          if constexpr (std::is_same_v<scalar_t, float>) {
-            softmax_row_float<kLog>(in + o * block, dst + o * block, b.size);
-          } else {
-            softmax_row<kLog>(in + o * block, dst + o * block, b.size);
-          }
+        if constexpr (std::is_same_v<scalar_t, float>) {
+          softmax_rows_float<kLog>(in, dst, begin, end, b.size);
+        } else {
+          for (int64_t o = begin; o < end; ++o) softmax_row<kLog>(in + o * block, dst + o * block, b.size);
         }
         return;
       }
@@ -136,27 +192,6 @@ void softmax_forward(const char* op, const Tensor& self, int64_t dim, bool half_
       }
     });
   });
-}
-
-// One float row of the backward (dim innermost), four lanes at a time.
-template <bool kLog>
-void softmax_backward_row_float(const float* g, const float* y, float* gx, int64_t size) {
-  vec::Vec dot_lanes{};
-  int64_t k = 0;
-  for (; k + vec::kLanes <= size; k += vec::kLanes) {
-    dot_lanes += kLog ? vec::load(g + k) : vec::load(g + k) * vec::load(y + k);
-  }
-  double dot = vec::horizontal_sum(dot_lanes);
-  for (; k < size; ++k) dot += kLog ? g[k] : g[k] * y[k];
-  const float d = static_cast<float>(dot);
-  if constexpr (kLog) {
-    vec::for_each_vec(y, size, 0.0f, [&](int64_t j, vec::Vec yv, int64_t lanes) {
-      const vec::Vec gv = lanes == vec::kLanes ? vec::load(g + j) : vec::load_partial(g + j, lanes, 0.0f);
-      vec::store_lanes(gx + j, gv - vec::exp(yv) * d, lanes);
-    });
-  } else {
-    for (int64_t j = 0; j < size; ++j) gx[j] = y[j] * (g[j] - d);
-  }
 }
 
 // gx = y * (g - dot) for softmax, g - exp(y) * dot for log_softmax, where dot is
@@ -177,9 +212,7 @@ void softmax_backward(const char* op, const Tensor& grad_output, const Tensor& o
     cpu::parallel_for(b.outer, rows_per_thread_grain(block), [&](int64_t begin, int64_t end) {
       if constexpr (std::is_same_v<scalar_t, float>) {
         if (b.inner == 1) {
-          for (int64_t o = begin; o < end; ++o) {
-            softmax_backward_row_float<kLog>(g + o * block, y + o * block, gx + o * block, b.size);
-          }
+          softmax_backward_rows_float<kLog>(g, y, gx, begin, end, b.size);
           return;
         }
       }
