@@ -4,12 +4,13 @@
 // NEON for Vec4, and AVX2 with FMA for Vec8 inside a function compiled for it (TG_TARGET_AVX2,
 // chosen at run time with has_avx2_fma()).
 //
-// Every helper is always_inline: it becomes part of the (possibly AVX2) kernel that calls it
-// and is never called with a vector argument, so GCC's -Wpsabi note about passing 32-byte
-// vectors between differently compiled functions does not apply (the build turns it off).
+// Every helper is always_inline, and bit casts use the builtin rather than std::bit_cast: no
+// function that takes or returns a vector is ever called, even at -O0. A call from AVX2 code
+// to a 32-byte-vector function compiled without AVX would break the calling convention
+// (returned in ymm0 on one side, through memory on the other): that is what GCC's -Wpsabi
+// note is about, and why the build can turn it off. UBSan caught a std::bit_cast call at -O0.
 #pragma once
 
-#include <bit>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -124,11 +125,11 @@ TG_VEC_INLINE V exp(V x) {
   p = p * r * r + r + 1.0f;
   // The scale 2^n: n + 127 in the exponent field. n is within [-126, 128] here, so the
   // n = 128 case is split into two multiplies by 2^(n/2).
-  const Mask n_int = std::bit_cast<Mask>(t) - 0x4B400000;
+  const Mask n_int = __builtin_bit_cast(Mask, t) - 0x4B400000;
   const Mask half = n_int >> 1;
   const Mask scale_a = (half + 127) << 23;
   const Mask scale_b = (n_int - half + 127) << 23;
-  const V result = p * std::bit_cast<V>(scale_a) * std::bit_cast<V>(scale_b);
+  const V result = p * __builtin_bit_cast(V, scale_a) * __builtin_bit_cast(V, scale_b);
   return underflow ? broadcast<V>(0.0f) : (overflow ? broadcast<V>(std::numeric_limits<float>::infinity()) : result);
 }
 
