@@ -1,5 +1,5 @@
 // Math for formulas written once for the CPU kernels and the CUDA ones: TG_HOST_DEVICE marks a
-// function nvcc compiles for both sides, and exp, erf and sqrt call std:: on the host and
+// function nvcc compiles for both sides, and exp, erf, sqrt and fabs call std:: on the host and
 // CUDA's overloads (float, double) in device code.
 #pragma once
 
@@ -30,6 +30,7 @@ namespace tg::hd {
 TG_HD_MATH(exp)
 TG_HD_MATH(erf)
 TG_HD_MATH(sqrt)
+TG_HD_MATH(fabs)
 #undef TG_HD_MATH
 
 }  // namespace tg::hd

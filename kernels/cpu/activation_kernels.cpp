@@ -1,6 +1,6 @@
-// CPU kernels of gelu and silu and of their backward operators. Each computes in the out
-// dtype's compute type (float for float16 and bfloat16); the formulas are in
-// activation_math.h, shared with the CUDA kernels.
+// CPU kernels of gelu and silu and of their backward operators, and of threshold_backward
+// (relu's derivative). Each computes in the out dtype's compute type (float for float16 and
+// bfloat16); the formulas are in activation_math.h, shared with the CUDA kernels.
 #include "NativeFunctions.h"
 #include "activation_math.h"
 #include "cpu/loops.h"
@@ -35,6 +35,17 @@ void native::silu_backward_out_cpu(const Tensor& grad_output, const Tensor& self
   TG_DISPATCH_FLOATING_TYPES(grad_input.scalar_type(), "silu_backward", [&] {
     cpu::binary_kernel<scalar_t>(grad_input, grad_output, self,
                                  [](auto g, auto x) { return activation::silu_backward(g, x); });
+  });
+}
+
+// grad where self > threshold, else 0 (relu's derivative). Compared in the compute type,
+// as the forward compared.
+void native::threshold_backward_out_cpu(const Tensor& grad_output, const Tensor& self, const Scalar& threshold,
+                                        const Tensor& grad_input) {
+  TG_DISPATCH_NUMERIC_TYPES(grad_input.scalar_type(), "threshold_backward", [&] {
+    using T = opmath_t<scalar_t>;
+    const T t = threshold.to<T>();
+    cpu::binary_kernel<scalar_t>(grad_input, grad_output, self, [t](T g, T x) { return x <= t ? T(0) : g; });
   });
 }
 

@@ -6,7 +6,7 @@
 #include "cpu/convert.h"
 #include "cpu/copy.h"
 #include "dim_blocks.h"
-#include "cpu/scalar_math.h"
+#include "scalar_math.h"
 #include "dtype_dispatch.h"
 
 namespace tg {
@@ -18,7 +18,7 @@ using ReductionBlocks = DimBlocks;
 // Whether x replaces the current maximum `best`: strictly greater, or the first NaN.
 template <typename T>
 bool beats(T x, T best) {
-  return !cpu::math::is_nan(best) && (x > best || cpu::math::is_nan(x));
+  return !math::is_nan(best) && (x > best || math::is_nan(x));
 }
 
 // indices[o * inner + i] = first r maximising data[(o * size + r) * inner + i], and

@@ -4,7 +4,7 @@
 
 #include "NativeFunctions.h"
 #include "cpu/loops.h"
-#include "cpu/scalar_math.h"
+#include "scalar_math.h"
 #include "dtype_dispatch.h"
 
 namespace tg {
@@ -15,9 +15,9 @@ void native::add_out_cpu(const Tensor& self, const Tensor& other, const Scalar& 
     using T = opmath_t<scalar_t>;
     const T a = alpha.to<T>();
     if (a == T(1)) {
-      cpu::binary_kernel<scalar_t>(out, self, other, [](T x, T y) { return cpu::math::add(x, y); });
+      cpu::binary_kernel<scalar_t>(out, self, other, [](T x, T y) { return math::add(x, y); });
     } else {
-      cpu::binary_kernel<scalar_t>(out, self, other, [a](T x, T y) { return cpu::math::add(x, cpu::math::mul(a, y)); });
+      cpu::binary_kernel<scalar_t>(out, self, other, [a](T x, T y) { return math::add(x, math::mul(a, y)); });
     }
   });
 }
@@ -26,14 +26,14 @@ void native::sub_out_cpu(const Tensor& self, const Tensor& other, const Scalar& 
   TG_DISPATCH_NUMERIC_TYPES(out.scalar_type(), "sub", [&] {
     using T = opmath_t<scalar_t>;
     const T a = alpha.to<T>();
-    cpu::binary_kernel<scalar_t>(out, self, other, [a](T x, T y) { return cpu::math::sub(x, cpu::math::mul(a, y)); });
+    cpu::binary_kernel<scalar_t>(out, self, other, [a](T x, T y) { return math::sub(x, math::mul(a, y)); });
   });
 }
 
 // mul on bool is logical and.
 void native::mul_out_cpu(const Tensor& self, const Tensor& other, const Tensor& out) {
   TG_DISPATCH_ALL_TYPES(out.scalar_type(), "mul", [&] {
-    cpu::binary_kernel<scalar_t>(out, self, other, [](auto x, auto y) { return cpu::math::mul(x, y); });
+    cpu::binary_kernel<scalar_t>(out, self, other, [](auto x, auto y) { return math::mul(x, y); });
   });
 }
 
@@ -48,7 +48,7 @@ void native::pow_out_cpu(const Tensor& self, const Tensor& exponent, const Tenso
   TG_DISPATCH_NUMERIC_TYPES(out.scalar_type(), "pow", [&] {
     cpu::binary_kernel<scalar_t>(out, self, exponent, [](auto x, auto y) {
       if constexpr (std::is_integral_v<decltype(x)>) {
-        return cpu::math::powi(x, y);
+        return math::powi(x, y);
       } else {
         return std::pow(x, y);
       }

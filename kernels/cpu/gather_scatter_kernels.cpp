@@ -9,7 +9,7 @@
 #include "core/wrap_dim.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
-#include "cpu/scalar_math.h"
+#include "scalar_math.h"
 #include "dtype_dispatch.h"
 #include "index_rules.h"
 
@@ -71,7 +71,7 @@ void native::scatter_add_out_cpu(const Tensor& self, int64_t dim, const Tensor& 
     scalar_t* dst = out.data_ptr<scalar_t>();
     for_each_indexed("scatter_add", index, dim, out.sizes(), out.strides(), src.strides(),
                      [&](int64_t out_offset, int64_t src_offset) {
-                       const T sum = cpu::math::add(cpu::convert<T>(dst[out_offset]),
+                       const T sum = math::add(cpu::convert<T>(dst[out_offset]),
                                                     cpu::convert<T>(from[src_offset]));
                        dst[out_offset] = cpu::convert<scalar_t>(sum);
                      });

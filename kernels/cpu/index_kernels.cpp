@@ -9,7 +9,7 @@
 #include "cpu/convert.h"
 #include "cpu/copy.h"
 #include "dim_blocks.h"
-#include "cpu/scalar_math.h"
+#include "scalar_math.h"
 #include "dtype_dispatch.h"
 #include "index_rules.h"
 #include "ops/structured.h"
@@ -64,7 +64,7 @@ void native::index_add_out_cpu(const Tensor& self, int64_t dim, const Tensor& in
         scalar_t* row = dst + (o * b.size + idx[k]) * b.inner;
         const scalar_t* from = src + (o * count + k) * b.inner;
         for (int64_t i = 0; i < b.inner; ++i) {
-          const T sum = cpu::math::add(cpu::convert<T>(row[i]), cpu::math::mul(factor, cpu::convert<T>(from[i])));
+          const T sum = math::add(cpu::convert<T>(row[i]), math::mul(factor, cpu::convert<T>(from[i])));
           row[i] = cpu::convert<scalar_t>(sum);
         }
       }

@@ -10,7 +10,7 @@
 #include "NativeFunctions.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
-#include "cpu/scalar_math.h"
+#include "scalar_math.h"
 #include "dtype_dispatch.h"
 
 #ifdef TG_HAVE_BLAS
@@ -80,7 +80,6 @@ template <typename T>
 void gemm_reference(const Matrix<T>& a, const Matrix<T>& b, T* c, const Scalar& alpha_value,
                     const Scalar& beta_value) {
   using Acc = std::conditional_t<std::is_integral_v<T>, int64_t, opmath_t<T>>;
-  namespace math = cpu::math;
   const Acc alpha = alpha_value.to<Acc>();
   const Acc beta = beta_value.to<Acc>();
   const bool use_c = beta != Acc(0);

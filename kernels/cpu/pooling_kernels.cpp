@@ -10,7 +10,7 @@
 #include "NativeFunctions.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
-#include "cpu/scalar_math.h"
+#include "scalar_math.h"
 #include "dtype_dispatch.h"
 #include "index_rules.h"
 #include "pooling_window.h"

@@ -9,7 +9,7 @@
 #include "NativeFunctions.h"
 #include "cpu/convert.h"
 #include "cpu/reduce.h"
-#include "cpu/scalar_math.h"
+#include "scalar_math.h"
 #include "dtype_dispatch.h"
 #include "shape_utils.h"
 
@@ -54,7 +54,7 @@ Acc pairwise_sum(const In* x, int64_t n) {
 template <typename In>
 struct SumReducer {
   using acc_t = std::conditional_t<std::is_floating_point_v<In>, double, int64_t>;
-  acc_t combine(acc_t acc, In x) const { return cpu::math::add(acc, static_cast<acc_t>(x)); }
+  acc_t combine(acc_t acc, In x) const { return math::add(acc, static_cast<acc_t>(x)); }
   acc_t reduce_row(acc_t acc, const In* x, int64_t n) const
     requires std::is_floating_point_v<In>
   {
@@ -73,7 +73,7 @@ struct ExtremumReducer {
     }
   }
   T combine(T acc, T x) const {
-    return kMax ? cpu::math::max_propagate_nan(acc, x) : cpu::math::min_propagate_nan(acc, x);
+    return kMax ? math::max_propagate_nan(acc, x) : math::min_propagate_nan(acc, x);
   }
 };
 

@@ -13,7 +13,7 @@
 #include "cpu/convert.h"
 #include "cpu/copy.h"
 #include "dim_blocks.h"
-#include "cpu/scalar_math.h"
+#include "scalar_math.h"
 #include "dtype_dispatch.h"
 
 namespace tg {
@@ -32,7 +32,7 @@ void native::cumsum_out_cpu(const Tensor& self, int64_t dim, std::optional<Scala
       for (int64_t k = 0; k < b.size; ++k) {
         const int64_t at = (o * b.size + k) * b.inner;
         for (int64_t i = 0; i < b.inner; ++i) {
-          running[i] = cpu::math::add(running[i], cpu::convert<T>(src[at + i]));
+          running[i] = math::add(running[i], cpu::convert<T>(src[at + i]));
           dst[at + i] = cpu::convert<scalar_t>(running[i]);
         }
       }
@@ -53,7 +53,7 @@ void native::topk_out_cpu(const Tensor& self, int64_t k, int64_t dim, bool large
     // Whether (a, i) comes before (b, j): the larger (smaller) value first, NaN first when
     // largest, last when smallest; ties by index.
     auto before = [largest](const std::pair<T, int64_t>& a, const std::pair<T, int64_t>& b) {
-      const bool a_nan = cpu::math::is_nan(a.first), b_nan = cpu::math::is_nan(b.first);
+      const bool a_nan = math::is_nan(a.first), b_nan = math::is_nan(b.first);
       if (a_nan || b_nan) {
         if (a_nan && b_nan) return a.second < b.second;
         return largest ? a_nan : b_nan;

@@ -16,7 +16,7 @@
 #include "cpu/copy.h"
 #include "cpu/parallel.h"
 #include "dim_blocks.h"
-#include "cpu/scalar_math.h"
+#include "scalar_math.h"
 #include "cpu/vec.h"
 #include "dtype_dispatch.h"
 #include "nn_rules.h"
@@ -39,7 +39,7 @@ void softmax_block(const scalar_t* in, scalar_t* out, int64_t size, int64_t inne
   sum.assign(static_cast<size_t>(inner), 0.0);
   for (int64_t k = 0; k < size; ++k) {
     const scalar_t* row = in + k * inner;
-    for (int64_t i = 0; i < inner; ++i) max[i] = cpu::math::max_propagate_nan(max[i], cpu::convert<double>(row[i]));
+    for (int64_t i = 0; i < inner; ++i) max[i] = math::max_propagate_nan(max[i], cpu::convert<double>(row[i]));
   }
   for (int64_t k = 0; k < size; ++k) {
     const scalar_t* row = in + k * inner;
@@ -68,7 +68,7 @@ template <bool kLog, typename scalar_t>
 void softmax_row(const scalar_t* in, scalar_t* out, int64_t size) {
   using T = opmath_t<scalar_t>;
   T max = -std::numeric_limits<T>::infinity();
-  for (int64_t k = 0; k < size; ++k) max = cpu::math::max_propagate_nan(max, cpu::convert<T>(in[k]));
+  for (int64_t k = 0; k < size; ++k) max = math::max_propagate_nan(max, cpu::convert<T>(in[k]));
   double sum = 0;
   for (int64_t k = 0; k < size; ++k) {
     const T e = std::exp(cpu::convert<T>(in[k]) - max);

@@ -5,20 +5,20 @@
 
 #include "NativeFunctions.h"
 #include "cpu/loops.h"
-#include "cpu/scalar_math.h"
+#include "scalar_math.h"
 #include "dtype_dispatch.h"
 
 namespace tg {
 
 void native::neg_out_cpu(const Tensor& self, const Tensor& out) {
   TG_DISPATCH_NUMERIC_TYPES(out.scalar_type(), "neg", [&] {
-    cpu::unary_kernel<scalar_t>(out, self, [](auto x) { return cpu::math::neg(x); });
+    cpu::unary_kernel<scalar_t>(out, self, [](auto x) { return math::neg(x); });
   });
 }
 
 void native::abs_out_cpu(const Tensor& self, const Tensor& out) {
   TG_DISPATCH_ALL_TYPES(out.scalar_type(), "abs", [&] {
-    cpu::unary_kernel<scalar_t>(out, self, [](auto x) { return cpu::math::abs(x); });
+    cpu::unary_kernel<scalar_t>(out, self, [](auto x) { return math::abs(x); });
   });
 }
 
@@ -45,7 +45,7 @@ void native::relu_out_cpu(const Tensor& self, const Tensor& out) {
   TG_DISPATCH_NUMERIC_TYPES(out.scalar_type(), "relu", [&] {
     cpu::unary_kernel<scalar_t>(out, self, [](auto x) {
       using T = decltype(x);
-      return (x > T(0) || cpu::math::is_nan(x)) ? x : T(0);
+      return (x > T(0) || math::is_nan(x)) ? x : T(0);
     });
   });
 }
@@ -73,8 +73,8 @@ void native::clamp_out_cpu(const Tensor& self, const std::optional<Scalar>& min,
     const std::optional<T> lo = min ? std::optional<T>(min->to<T>()) : std::nullopt;
     const std::optional<T> hi = max ? std::optional<T>(max->to<T>()) : std::nullopt;
     cpu::unary_kernel<scalar_t>(out, self, [lo, hi](T x) {
-      if (lo) x = cpu::math::max_propagate_nan(x, *lo);
-      if (hi) x = cpu::math::min_propagate_nan(x, *hi);
+      if (lo) x = math::max_propagate_nan(x, *lo);
+      if (hi) x = math::min_propagate_nan(x, *hi);
       return x;
     });
   });

@@ -1,7 +1,8 @@
-// The native:: CUDA kernels of the activations (schemas/activation.yaml): gelu and silu and
-// their derivatives on the elementwise path (pointwise_ops.h), softmax and log_softmax and
-// their backward along one dim (dim_ops.h). Arguments and dtypes are the CPU kernels'
-// (kernels/cpu/activation_kernels.cpp, softmax_kernels.cpp), checked by the same rules.
+// The native:: CUDA kernels of the activations (schemas/activation.yaml): gelu, silu and
+// their derivatives and threshold_backward on the elementwise path (pointwise_ops.h), softmax
+// and log_softmax and their backward along one dim (dim_ops.h). Arguments and dtypes are the
+// CPU kernels' (kernels/cpu/activation_kernels.cpp, softmax_kernels.cpp), checked by the
+// same rules.
 #include "NativeFunctions.h"
 #include "core/wrap_dim.h"
 #include "cuda/dim_ops.h"
@@ -70,6 +71,14 @@ void native::silu_out_cuda(const Tensor& self, const Tensor& out) {
 
 void native::silu_backward_out_cuda(const Tensor& grad_output, const Tensor& self, const Tensor& grad_input) {
   activation_backward_out(cuda::ActivationOp::Silu, "silu_backward", grad_output, self, grad_input);
+}
+
+void native::threshold_backward_out_cuda(const Tensor& grad_output, const Tensor& self, const Scalar& threshold,
+                                         const Tensor& grad_input) {
+  const ScalarType dtype = cuda::kernel_dtype(grad_input.scalar_type(), grad_input, {&grad_output, &self});
+  cuda::ElementwiseLaunch launch("threshold_backward", grad_input, dtype, {{grad_output, dtype}, {self, dtype}});
+  cuda::launch_threshold_backward(dtype, launch.args(), cuda::scalar_value(threshold));
+  launch.finish();
 }
 
 void native::softmax_out_cuda(const Tensor& self, int64_t dim, bool half_to_float, const Tensor& out) {

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "cuda/device_math.cuh"
+#include "scalar_math.h"
 #include "cuda/device_types.cuh"
 
 namespace tg::cuda {

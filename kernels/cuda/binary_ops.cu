@@ -1,12 +1,12 @@
 // CUDA kernels of the binary pointwise operators (add, sub, mul, div, pow), the comparisons,
-// where, the gelu and silu derivatives, masked_fill and dropout's masked scaling. Each
-// computes as its CPU kernel does (kernels/cpu/binary_kernels.cpp, compare_kernels.cpp, ...):
+// where, the derivatives of gelu, silu and relu (threshold_backward), masked_fill and
+// dropout's masked scaling. Each computes as its CPU kernel does (kernels/cpu/binary_kernels.cpp, compare_kernels.cpp, ...):
 // in the opmath type of its dtype, with the CPU's integer semantics.
 // See Note [One kernel per family and dtype].
 #include <type_traits>
 
 #include "activation_math.h"
-#include "cuda/device_math.cuh"
+#include "scalar_math.h"
 #include "cuda/elementwise.cuh"
 #include "cuda/pointwise_ops.h"
 
@@ -81,6 +81,12 @@ struct ActivationBackwardFunctor {
 };
 
 template <typename T>
+struct ThresholdBackwardFunctor {
+  T threshold;
+  __device__ T operator()(T g, T x) const { return x <= threshold ? T(0) : g; }
+};
+
+template <typename T>
 struct MaskedFillFunctor {
   T value;
   __device__ T operator()(T x, bool masked) const { return masked ? value : x; }
@@ -138,6 +144,13 @@ void launch_activation_backward(ActivationOp op, ScalarType dtype, const Element
   dispatch_device_dtype<kFloatingTypes>(dtype, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     launch_elementwise<T, T, T>(args, ActivationBackwardFunctor<opmath_t<T>>{op});
+  });
+}
+
+void launch_threshold_backward(ScalarType dtype, const ElementwiseArgs& args, ScalarValue threshold) {
+  dispatch_device_dtype<kNumericTypes>(dtype, "threshold_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<T, T, T>(args, ThresholdBackwardFunctor<opmath_t<T>>{scalar_as<opmath_t<T>>(threshold)});
   });
 }
 

@@ -13,7 +13,7 @@
 #include <type_traits>
 
 #include "cuda/block_reduce.cuh"
-#include "cuda/device_math.cuh"
+#include "scalar_math.h"
 #include "cuda/dim_ops.h"
 #include "cuda/elementwise.cuh"
 

@@ -1,6 +1,6 @@
 // The fallback matrix product for integral dtypes: one thread per element of C, the operands
 // staged through shared memory in 16x16 tiles, accumulating in int64.
-#include "cuda/device_math.cuh"
+#include "scalar_math.h"
 #include "cuda/elementwise.cuh"
 #include "cuda/linalg_ops.h"
 

@@ -32,6 +32,9 @@ void launch_clamp(ScalarType dtype, const ElementwiseArgs& args, std::optional<S
 void launch_activation(ActivationOp op, ScalarType dtype, const ElementwiseArgs& args);
 // out = grad * f'(self); operands: out, grad, self (floating; gelu_backward or silu_backward).
 void launch_activation_backward(ActivationOp op, ScalarType dtype, const ElementwiseArgs& args);
+// out = self <= threshold ? 0 : grad; operands: out, grad, self. Numeric dtypes (relu's
+// derivative).
+void launch_threshold_backward(ScalarType dtype, const ElementwiseArgs& args, ScalarValue threshold);
 // out = mask ? value : self; operands: out, self, mask (bool). Every dtype (masked_fill_).
 void launch_masked_fill(ScalarType dtype, const ElementwiseArgs& args, ScalarValue value);
 // out = keep ? x * scale : 0; operands: out, x, keep (bool). Floating dtypes (dropout).

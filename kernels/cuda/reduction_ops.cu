@@ -5,7 +5,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "cuda/device_math.cuh"
+#include "scalar_math.h"
 #include "cuda/reduce.cuh"
 
 namespace tg::cuda {

@@ -5,7 +5,7 @@
 #include <type_traits>
 
 #include "activation_math.h"
-#include "cuda/device_math.cuh"
+#include "scalar_math.h"
 #include "cuda/elementwise.cuh"
 #include "cuda/pointwise_ops.h"
 

@@ -44,6 +44,11 @@ TensorMeta meta::silu_backward_grad_input(const Tensor& grad_output, const Tenso
   return binary_meta("silu_backward", grad_output, self);
 }
 
+TensorMeta meta::threshold_backward_grad_input(const Tensor& grad_output, const Tensor& self,
+                                               const Scalar& /*threshold*/) {
+  return binary_meta("threshold_backward", grad_output, self);
+}
+
 TensorMeta meta::_softmax_out(const Tensor& self, int64_t dim, bool half_to_float) {
   return softmax_meta("softmax", self, dim, half_to_float);
 }

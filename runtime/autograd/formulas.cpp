@@ -59,10 +59,6 @@ Tensor abs_backward(const Tensor& grad, const Tensor& self) {
   return tg::where(self > 0, grad, tg::where(self < 0, -grad, zero));
 }
 
-Tensor threshold_backward(const Tensor& grad, const Tensor& result, const Scalar& threshold) {
-  return tg::where(result > threshold, grad, tg::zeros_like(grad));
-}
-
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max) {
   Tensor pass = tg::ones_like(self, TensorOptions().dtype(kBool));

@@ -32,7 +32,6 @@ Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2
 Tensor to_copy_backward(const Tensor& grad, ScalarType self_dtype, Device self_device);
 Tensor permute_backwards(const Tensor& grad, IntArrayRef dims);
 Tensor abs_backward(const Tensor& grad, const Tensor& self);
-Tensor threshold_backward(const Tensor& grad, const Tensor& result, const Scalar& threshold);
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent);

@@ -288,3 +288,29 @@ TEST_CASE("ops_pointwise: where") {
   CHECK(thrown<tg::TypeError>([&] { tg::where(make({1}, {1}), condition, condition); }) ==
         "[where] expected condition to be a boolean tensor, but got a tensor with dtype float32");
 }
+
+TEST_CASE("ops_pointwise: threshold_backward is relu's gradient, with ATen's NaN and dtype rules") {
+  const Tensor grad = make({1, 2, 3, 4, 5}, {5});
+  const Tensor x = make({-1, 0, 0.5, NAN, 2}, {5});
+  // grad where x > threshold; x == threshold gives 0; a NaN x passes grad (NaN <= t is false).
+  CHECK(values(tg::threshold_backward(grad, x, 0)) == Values{0, 0, 3, 4, 5});
+  CHECK(values(tg::threshold_backward(grad, x, 0.5)) == Values{0, 0, 0, 4, 5});
+  // Broadcasts and promotes as a binary op; integral dtypes work as for relu.
+  const Tensor ints = tg::threshold_backward(make({7}, {1}, tg::kLong), make({-2, 3}, {2}, tg::kLong), 0);
+  CHECK(ints.scalar_type() == tg::kLong);
+  CHECK(values(ints) == Values{0, 7});
+  Tensor out = tg::empty({5});
+  tg::threshold_backward_out(out, grad, x, 0);
+  CHECK(values(out) == Values{0, 0, 3, 4, 5});
+  CHECK(contains(thrown<tg::NotImplementedError>([&] {
+                   tg::threshold_backward(make({1}, {1}, tg::kBool), make({1}, {1}, tg::kBool), 0);
+                 }),
+                 "[threshold_backward] not implemented for 'bool'"));
+  CHECK(contains(thrown<tg::ValueError>([&] { tg::threshold_backward(make({1, 2}, {2}), make({1, 2, 3}, {3}), 0); }),
+                 "[threshold_backward] the size of tensor a (2)"));
+
+  // relu's backward is this kernel: the gradient at x is 1 where relu passed x through.
+  Tensor leaf = make({-1, 0, 0.5, 2}, {4}).requires_grad_();
+  tg::relu(leaf).sum().backward();
+  CHECK(values(leaf.grad()) == Values{0, 0, 1, 1});
+}
