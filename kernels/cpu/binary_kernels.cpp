@@ -4,8 +4,8 @@
 
 #include "NativeFunctions.h"
 #include "cpu/loops.h"
-#include "scalar_math.h"
 #include "dtype_dispatch.h"
+#include "scalar_math.h"
 
 namespace tg {
 

@@ -9,9 +9,9 @@
 #include "core/wrap_dim.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
-#include "scalar_math.h"
 #include "dtype_dispatch.h"
 #include "index_rules.h"
+#include "scalar_math.h"
 
 namespace tg {
 

@@ -9,10 +9,10 @@
 #include "cpu/convert.h"
 #include "cpu/copy.h"
 #include "dim_blocks.h"
-#include "scalar_math.h"
 #include "dtype_dispatch.h"
 #include "index_rules.h"
 #include "ops/structured.h"
+#include "scalar_math.h"
 
 namespace tg {
 

@@ -10,8 +10,8 @@
 #include "NativeFunctions.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
-#include "scalar_math.h"
 #include "dtype_dispatch.h"
+#include "scalar_math.h"
 
 #ifdef TG_HAVE_BLAS
 #include <cblas.h>

@@ -10,10 +10,10 @@
 #include "NativeFunctions.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
-#include "scalar_math.h"
 #include "dtype_dispatch.h"
 #include "index_rules.h"
 #include "pooling_window.h"
+#include "scalar_math.h"
 
 namespace tg {
 

@@ -13,8 +13,8 @@
 #include "cpu/convert.h"
 #include "cpu/copy.h"
 #include "dim_blocks.h"
-#include "scalar_math.h"
 #include "dtype_dispatch.h"
+#include "scalar_math.h"
 
 namespace tg {
 

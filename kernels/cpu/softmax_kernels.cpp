@@ -15,11 +15,11 @@
 #include "cpu/convert.h"
 #include "cpu/copy.h"
 #include "cpu/parallel.h"
-#include "dim_blocks.h"
-#include "scalar_math.h"
 #include "cpu/vec.h"
+#include "dim_blocks.h"
 #include "dtype_dispatch.h"
 #include "nn_rules.h"
+#include "scalar_math.h"
 
 namespace tg {
 

@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "scalar_math.h"
 #include "cuda/device_types.cuh"
+#include "scalar_math.h"
 
 namespace tg::cuda {
 

@@ -13,9 +13,9 @@
 #include <type_traits>
 
 #include "cuda/block_reduce.cuh"
-#include "scalar_math.h"
 #include "cuda/dim_ops.h"
 #include "cuda/elementwise.cuh"
+#include "scalar_math.h"
 
 namespace tg::cuda {
 

@@ -1,8 +1,8 @@
 // The fallback matrix product for integral dtypes: one thread per element of C, the operands
 // staged through shared memory in 16x16 tiles, accumulating in int64.
-#include "scalar_math.h"
 #include "cuda/elementwise.cuh"
 #include "cuda/linalg_ops.h"
+#include "scalar_math.h"
 
 namespace tg::cuda {
 

@@ -5,8 +5,8 @@
 #include <limits>
 #include <type_traits>
 
-#include "scalar_math.h"
 #include "cuda/reduce.cuh"
+#include "scalar_math.h"
 
 namespace tg::cuda {
 

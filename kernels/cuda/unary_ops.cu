@@ -5,9 +5,9 @@
 #include <type_traits>
 
 #include "activation_math.h"
-#include "scalar_math.h"
 #include "cuda/elementwise.cuh"
 #include "cuda/pointwise_ops.h"
+#include "scalar_math.h"
 
 namespace tg::cuda {
 

@@ -1,6 +1,7 @@
 // Tests of the CPU kernel machinery that every kernel shares (kernels/cpu): the vector exp,
 // StridedLoop's ranges (what threads split), the parallel strided elementwise path, the
-// scalar-operand rows, and the vectorised softmax rows against double references.
+// scalar-operand rows, and the vectorised softmax rows and sum leaves against double
+// references.
 #include <cmath>
 #include <limits>
 #include <tuple>
@@ -183,4 +184,23 @@ TEST_CASE("float softmax gives exactly 0 to -inf entries (attention masks) and N
   CHECK(y[7] == doctest::Approx(std::exp(3.0) / total));
   for (size_t i = 8; i < 16; ++i) CHECK(std::isnan(y[i]));
   CHECK(values(tg::log_softmax(x, 1))[0] == -inf);
+}
+
+TEST_CASE("float and double sums (AVX2 or baseline leaves) match a long-double reference for any length") {
+  // Lengths around the 64-element block and the 4096-element leaf, and past several leaves.
+  for (int64_t n : {1, 63, 64, 65, 4095, 4096, 4097, 100003}) {
+    for (tg::ScalarType dtype : {tg::kFloat, tg::kDouble}) {
+      const Tensor x = tg::randn({n}).to(dtype);
+      long double reference = 0;
+      for (double v : values(x)) reference += v;
+      const double got = values(x.sum())[0];
+      // Float lanes add 4 values each before the double accumulator (a few float roundings
+      // per element, which grow like sqrt(n)), and the result rounds once to float.
+      const double ref = static_cast<double>(reference);
+      const double float_error = 6e-8 * std::fabs(ref) + 2e-7 * std::sqrt(static_cast<double>(n));
+      const double tolerance = 1e-9 + (dtype == tg::kFloat ? float_error : 0.0);
+      CHECK(std::fabs(got - ref) <= tolerance);
+    }
+  }
+  CHECK(values(tg::full({1000000}, 0.1f).sum()) == Values{100000});
 }
