@@ -1,9 +1,11 @@
 // CPU kernels of gelu and silu and of their backward operators, and of threshold_backward
 // (relu's derivative). Each computes in the out dtype's compute type (float for float16 and
-// bfloat16); the formulas are in activation_math.h, shared with the CUDA kernels.
+// bfloat16); the formulas are in activation_math.h, shared with the CUDA kernels, and float
+// tensors run them on SIMD vectors (cpu/vectorized_loops.h).
 #include "NativeFunctions.h"
 #include "activation_math.h"
 #include "cpu/loops.h"
+#include "cpu/vectorized_loops.h"
 #include "dtype_dispatch.h"
 #include "gelu_approximation.h"
 
@@ -12,7 +14,7 @@ namespace tg {
 void native::gelu_out_cpu(const Tensor& self, std::string_view approximate, const Tensor& out) {
   const bool tanh = gelu_approximation(approximate, "gelu") == GeluApproximation::Tanh;
   TG_DISPATCH_FLOATING_TYPES(out.scalar_type(), "gelu", [&] {
-    cpu::unary_kernel<scalar_t>(out, self, [tanh](auto x) { return activation::gelu(x, tanh); });
+    cpu::vectorized_unary_kernel<scalar_t>(out, self, [tanh](auto x) { return activation::gelu(x, tanh); });
   });
 }
 
@@ -20,21 +22,21 @@ void native::gelu_backward_out_cpu(const Tensor& grad_output, const Tensor& self
                                    const Tensor& grad_input) {
   const bool tanh = gelu_approximation(approximate, "gelu_backward") == GeluApproximation::Tanh;
   TG_DISPATCH_FLOATING_TYPES(grad_input.scalar_type(), "gelu_backward", [&] {
-    cpu::binary_kernel<scalar_t>(grad_input, grad_output, self,
-                                 [tanh](auto g, auto x) { return activation::gelu_backward(g, x, tanh); });
+    cpu::vectorized_binary_kernel<scalar_t>(grad_input, grad_output, self,
+                                            [tanh](auto g, auto x) { return activation::gelu_backward(g, x, tanh); });
   });
 }
 
 void native::silu_out_cpu(const Tensor& self, const Tensor& out) {
   TG_DISPATCH_FLOATING_TYPES(out.scalar_type(), "silu", [&] {
-    cpu::unary_kernel<scalar_t>(out, self, [](auto x) { return activation::silu(x); });
+    cpu::vectorized_unary_kernel<scalar_t>(out, self, [](auto x) { return activation::silu(x); });
   });
 }
 
 void native::silu_backward_out_cpu(const Tensor& grad_output, const Tensor& self, const Tensor& grad_input) {
   TG_DISPATCH_FLOATING_TYPES(grad_input.scalar_type(), "silu_backward", [&] {
-    cpu::binary_kernel<scalar_t>(grad_input, grad_output, self,
-                                 [](auto g, auto x) { return activation::silu_backward(g, x); });
+    cpu::vectorized_binary_kernel<scalar_t>(grad_input, grad_output, self,
+                                            [](auto g, auto x) { return activation::silu_backward(g, x); });
   });
 }
 

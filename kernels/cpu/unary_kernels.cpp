@@ -4,7 +4,9 @@
 #include <cmath>
 
 #include "NativeFunctions.h"
+#include "activation_math.h"
 #include "cpu/loops.h"
+#include "cpu/vectorized_loops.h"
 #include "dtype_dispatch.h"
 #include "scalar_math.h"
 
@@ -52,16 +54,13 @@ void native::relu_out_cpu(const Tensor& self, const Tensor& out) {
 
 void native::sigmoid_out_cpu(const Tensor& self, const Tensor& out) {
   TG_DISPATCH_FLOATING_TYPES(out.scalar_type(), "sigmoid", [&] {
-    cpu::unary_kernel<scalar_t>(out, self, [](auto x) {
-      using T = decltype(x);
-      return T(1) / (T(1) + std::exp(-x));
-    });
+    cpu::vectorized_unary_kernel<scalar_t>(out, self, [](auto x) { return activation::sigmoid(x); });
   });
 }
 
 void native::tanh_out_cpu(const Tensor& self, const Tensor& out) {
   TG_DISPATCH_FLOATING_TYPES(out.scalar_type(), "tanh", [&] {
-    cpu::unary_kernel<scalar_t>(out, self, [](auto x) { return std::tanh(x); });
+    cpu::vectorized_unary_kernel<scalar_t>(out, self, [](auto x) { return hd::tanh(x); });
   });
 }
 

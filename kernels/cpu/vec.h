@@ -133,4 +133,64 @@ TG_VEC_INLINE V exp(V x) {
   return underflow ? broadcast<V>(0.0f) : (overflow ? broadcast<V>(std::numeric_limits<float>::infinity()) : result);
 }
 
+// |x|, and |magnitude| with the sign bit of sign_of.
+template <typename V>
+TG_VEC_INLINE V abs(V x) {
+  using Mask = MaskOf<V>;
+  return __builtin_bit_cast(V, __builtin_bit_cast(Mask, x) & 0x7FFFFFFF);
+}
+template <typename V>
+TG_VEC_INLINE V copysign(V magnitude, V sign_of) {
+  using Mask = MaskOf<V>;
+  const Mask sign = __builtin_bit_cast(Mask, sign_of) & static_cast<int32_t>(0x80000000u);
+  return __builtin_bit_cast(V, __builtin_bit_cast(Mask, abs(magnitude)) | sign);
+}
+
+// tanh(x) within a few ulp: Cephes' odd polynomial below |x| = 0.625, where the exp form
+// would cancel; 1 - 2 / (exp(2|x|) + 1) with x's sign above (exactly +-1 once exp
+// overflows). NaN stays NaN.
+template <typename V>
+TG_VEC_INLINE V tanh(V x) {
+  const V z = x * x;
+  V p = broadcast<V>(-5.70498872745e-3f);
+  p = p * z + 2.06390887954e-2f;
+  p = p * z + -5.37397155531e-2f;
+  p = p * z + 1.33314422036e-1f;
+  p = p * z + -3.33332819422e-1f;
+  const V small = p * z * x + x;
+  const V a = abs(x);
+  const V large = copysign(1.0f - 2.0f / (exp(a + a) + 1.0f), x);
+  return a < 0.625f ? small : large;
+}
+
+// erf(x) within 2 ulp: the Maclaurin series to x^21 below |x| = 1 (its truncation is under
+// 1.1e-9 there), Abramowitz and Stegun 7.1.26 (absolute error 1.5e-7, with erf >= 0.84)
+// above; odd in x, +-1 in the limits. NaN stays NaN.
+template <typename V>
+TG_VEC_INLINE V erf(V x) {
+  const V z = x * x;
+  // sum_n (-1)^n x^(2n+1) / (n! (2n+1)), by Horner in x^2, times 2 / sqrt(pi).
+  V s = broadcast<V>(1.0f / 76204800.0f);
+  s = s * z + -1.0f / 6894720.0f;
+  s = s * z + 1.0f / 685440.0f;
+  s = s * z + -1.0f / 75600.0f;
+  s = s * z + 1.0f / 9360.0f;
+  s = s * z + -1.0f / 1320.0f;
+  s = s * z + 1.0f / 216.0f;
+  s = s * z + -1.0f / 42.0f;
+  s = s * z + 1.0f / 10.0f;
+  s = s * z + -1.0f / 3.0f;
+  s = s * z + 1.0f;
+  const V small = s * x * 1.12837916709551257f;
+  const V a = abs(x);
+  const V t = 1.0f / (a * 0.3275911f + 1.0f);
+  V p = broadcast<V>(1.061405429f);
+  p = p * t + -1.453152027f;
+  p = p * t + 1.421413741f;
+  p = p * t + -0.284496736f;
+  p = p * t + 0.254829592f;
+  const V large = copysign(1.0f - p * t * exp(-z), x);
+  return a < 1.0f ? small : large;
+}
+
 }  // namespace tg::cpu::vec

@@ -1,9 +1,11 @@
 // Tests of the CPU kernel machinery that every kernel shares (kernels/cpu): the vector exp,
 // StridedLoop's ranges (what threads split), the parallel strided elementwise path, the
-// scalar-operand rows, and the vectorised softmax rows and sum leaves against double
-// references.
+// scalar-operand rows, the vector math (exp, tanh, erf), and the vectorised softmax rows,
+// sum leaves and activations against double references.
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -203,4 +205,84 @@ TEST_CASE("float and double sums (AVX2 or baseline leaves) match a long-double r
     }
   }
   CHECK(values(tg::full({1000000}, 0.1f).sum()) == Values{100000});
+}
+
+TEST_CASE_TEMPLATE("cpu vec::tanh and vec::erf are within a few ulp over float's range, with exact limits", V,
+                   tg::cpu::vec::Vec4, tg::cpu::vec::Vec8) {
+  namespace vec = tg::cpu::vec;
+  double worst_tanh = 0, worst_erf = 0;
+  for (double x = -12.0; x < 12.0; x += 0.00731) {
+    const float xf = static_cast<float>(x);
+    const V t = vec::tanh(vec::broadcast<V>(xf)), e = vec::erf(vec::broadcast<V>(xf));
+    const double tanh_reference = std::tanh(double{xf}), erf_reference = std::erf(double{xf});
+    for (int64_t j = 0; j < vec::kLanes<V>; ++j) {
+      worst_tanh = std::max(worst_tanh, std::fabs(t[j] - tanh_reference) / std::fabs(tanh_reference));
+      worst_erf = std::max(worst_erf, std::fabs(e[j] - erf_reference) / std::fabs(erf_reference));
+    }
+  }
+  CAPTURE(worst_tanh);
+  CAPTURE(worst_erf);
+  CHECK(worst_tanh < 4 * std::numeric_limits<float>::epsilon());
+  CHECK(worst_erf < 2 * std::numeric_limits<float>::epsilon());
+  const float inf = std::numeric_limits<float>::infinity();
+  const float special_inputs[] = {-inf, inf, std::nanf(""), 0.0f, -1e-30f, 1e-6f, -50.0f, 50.0f};
+  for (int64_t start = 0; start < 8; start += vec::kLanes<V>) {
+    const V t = vec::tanh(vec::load<V>(special_inputs + start)), e = vec::erf(vec::load<V>(special_inputs + start));
+    for (int64_t j = 0; j < vec::kLanes<V>; ++j) {
+      const float x = special_inputs[start + j];
+      CAPTURE(x);
+      if (std::isnan(x)) {
+        CHECK(std::isnan(t[j]));
+        CHECK(std::isnan(e[j]));
+      } else {
+        CHECK(t[j] == doctest::Approx(std::tanh(double{x})).epsilon(1e-6));
+        CHECK(e[j] == doctest::Approx(std::erf(double{x})).epsilon(1e-6));
+        if (std::fabs(x) >= 50) CHECK(std::fabs(t[j]) == 1.0f);
+      }
+    }
+  }
+}
+
+TEST_CASE("activations on contiguous float tensors (SIMD path) match double and the strided scalar path") {
+  using Unary = std::function<Tensor(const Tensor&)>;
+  using Binary = std::function<Tensor(const Tensor&, const Tensor&)>;
+  const std::vector<std::pair<std::string, Unary>> unary = {
+      {"gelu", [](const Tensor& x) { return tg::gelu(x); }},
+      {"gelu tanh", [](const Tensor& x) { return tg::gelu(x, "tanh"); }},
+      {"silu", [](const Tensor& x) { return tg::silu(x); }},
+      {"sigmoid", [](const Tensor& x) { return tg::sigmoid(x); }},
+      {"tanh", [](const Tensor& x) { return tg::tanh(x); }},
+  };
+  const std::vector<std::pair<std::string, Binary>> binary = {
+      {"gelu_backward", [](const Tensor& g, const Tensor& x) { return tg::gelu_backward(g, x); }},
+      {"gelu_backward tanh", [](const Tensor& g, const Tensor& x) { return tg::gelu_backward(g, x, "tanh"); }},
+      {"silu_backward", [](const Tensor& g, const Tensor& x) { return tg::silu_backward(g, x); }},
+  };
+  for (int64_t n : {1, 3, 4, 7, 8, 9, 17, 1000}) {
+    CAPTURE(n);
+    // Errors are compared at float32's conformance tolerance (rtol 1.3e-6), with an atol of
+    // a few ulp of the largest values (|x| up to about 12).
+    const Tensor x = tg::randn({n}) * 3.0, g = tg::randn({n});
+    // The same values as a strided view: the scalar path of the elementwise kernel.
+    const Tensor x_strided = tg::stack({x, x}, 1).select(1, 0);
+    const Tensor g_strided = tg::stack({g, g}, 1).select(1, 0);
+    REQUIRE((n == 1 || !x_strided.is_contiguous()));
+    for (const auto& [name, f] : unary) {
+      CAPTURE(name);
+      const Tensor y = f(x);
+      CHECK(close(y, f(x.to(tg::kDouble)), 1.3e-6, 2e-6));
+      CHECK(close(y, f(x_strided), 1.3e-6, 2e-6));
+    }
+    for (const auto& [name, f] : binary) {
+      CAPTURE(name);
+      const Tensor y = f(g, x);
+      CHECK(close(y, f(g.to(tg::kDouble), x.to(tg::kDouble)), 1.3e-6, 2e-6));
+      CHECK(close(y, f(g_strided, x_strided), 1.3e-6, 2e-6));
+    }
+  }
+  // In place through the vector path: each element is read before it is written.
+  Tensor x = tg::randn({100});
+  const Tensor expected = tg::gelu(x);
+  tg::gelu_(x);
+  CHECK(close(x, expected));
 }
