@@ -163,34 +163,26 @@ TG_VEC_INLINE V tanh(V x) {
   return a < 0.625f ? small : large;
 }
 
-// erf(x) within 2 ulp: the Maclaurin series to x^21 below |x| = 1 (its truncation is under
-// 1.1e-9 there), Abramowitz and Stegun 7.1.26 (absolute error 1.5e-7, with erf >= 0.84)
-// above; odd in x, +-1 in the limits. NaN stays NaN.
+// erf(x) within 3 ulp: an odd rational approximation x P(x^2) / Q(x^2) on [-4, 4] (the
+// minimax coefficients Eigen and XLA use), the input clamped there: beyond 4, erf is +-1 in
+// float. One division and no exp. NaN stays NaN.
 template <typename V>
 TG_VEC_INLINE V erf(V x) {
-  const V z = x * x;
-  // sum_n (-1)^n x^(2n+1) / (n! (2n+1)), by Horner in x^2, times 2 / sqrt(pi).
-  V s = broadcast<V>(1.0f / 76204800.0f);
-  s = s * z + -1.0f / 6894720.0f;
-  s = s * z + 1.0f / 685440.0f;
-  s = s * z + -1.0f / 75600.0f;
-  s = s * z + 1.0f / 9360.0f;
-  s = s * z + -1.0f / 1320.0f;
-  s = s * z + 1.0f / 216.0f;
-  s = s * z + -1.0f / 42.0f;
-  s = s * z + 1.0f / 10.0f;
-  s = s * z + -1.0f / 3.0f;
-  s = s * z + 1.0f;
-  const V small = s * x * 1.12837916709551257f;
-  const V a = abs(x);
-  const V t = 1.0f / (a * 0.3275911f + 1.0f);
-  V p = broadcast<V>(1.061405429f);
-  p = p * t + -1.453152027f;
-  p = p * t + 1.421413741f;
-  p = p * t + -0.284496736f;
-  p = p * t + 0.254829592f;
-  const V large = copysign(1.0f - p * t * exp(-z), x);
-  return a < 1.0f ? small : large;
+  const V clamped = x > 4.0f ? broadcast<V>(4.0f) : (x < -4.0f ? broadcast<V>(-4.0f) : x);
+  const V z = clamped * clamped;
+  V p = broadcast<V>(-2.72614225801306e-10f);
+  p = p * z + 2.77068142495902e-08f;
+  p = p * z + -2.10102402082508e-06f;
+  p = p * z + -5.69250639462346e-05f;
+  p = p * z + -7.34990630326855e-04f;
+  p = p * z + -2.95459980854025e-03f;
+  p = p * z + -1.60960333262415e-02f;
+  V q = broadcast<V>(-1.45660718464996e-05f);
+  q = q * z + -2.13374055278905e-04f;
+  q = q * z + -1.68282697438203e-03f;
+  q = q * z + -7.37332916720468e-03f;
+  q = q * z + -1.42647390514189e-02f;
+  return clamped * p / q;
 }
 
 }  // namespace tg::cpu::vec
