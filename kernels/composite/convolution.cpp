@@ -77,28 +77,16 @@ Conv2dShape conv2d_shape(const Tensor& input, const Tensor& weight, IntArrayRef 
 
 std::vector<int64_t> as_vector(const std::array<int64_t, 2>& a) { return {a[0], a[1]}; }
 
-// im2col of the (batched) input: [N, C * kH * kW, L].
+// im2col of a batched input: [N, C * kH * kW, L].
 Tensor columns_of(const Tensor& batched_input, const Conv2dShape& s) {
   return tg::im2col(batched_input, as_vector(s.kernel), as_vector(s.dilation), as_vector(s.padding),
                     as_vector(s.stride));
-}
-
-// Group g's slice of a [N, G * rows, L] tensor along dim 1.
-Tensor group_rows(const Tensor& t, const Conv2dShape& s, int64_t g, int64_t rows) {
-  return s.groups == 1 ? t : t.narrow(1, g * rows, rows);
 }
 
 // Group g's weight as a [O/G, C/G * kH * kW] matrix.
 Tensor group_weight(const Tensor& weight, const Conv2dShape& s, int64_t g) {
   const int64_t og = s.group_out_channels();
   return weight.narrow(0, g * og, og).reshape({og, s.column_rows()});
-}
-
-// [N, rows, L] -> [rows, N * L], so that one matrix product serves the whole batch.
-Tensor batch_into_columns(const Tensor& t) { return t.transpose(0, 1).reshape({t.size(1), -1}); }
-
-Tensor join_groups(const std::vector<Tensor>& parts, int64_t dim) {
-  return parts.size() == 1 ? parts[0] : tg::cat(parts, dim);
 }
 
 }  // namespace
@@ -113,16 +101,22 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
                    weight.sizes(), ", expected bias to be 1-dimensional with ", s.out_channels, " elements, but got ",
                    "bias of size ", bias->sizes(), " instead");
   }
-  const Tensor columns = columns_of(s.batched ? input : input.unsqueeze(0), s);
-  const int64_t positions = s.out_height * s.out_width;
-  std::vector<Tensor> outputs;
-  for (int64_t g = 0; g < s.groups; ++g) {
-    // [O/G, rows] x [rows, N * L] -> [O/G, N * L]
-    Tensor product = group_weight(weight, s, g).mm(batch_into_columns(group_rows(columns, s, g, s.column_rows())));
-    outputs.push_back(product.view({-1, s.batch, positions}));
+  const Tensor batched_input = s.batched ? input : input.unsqueeze(0);
+  const int64_t rows = s.column_rows(), og = s.group_out_channels();
+  // One image at a time: its columns ([C * kH * kW, L], a few MB) are still in cache for the
+  // products, and each group's product goes straight into its rows of the output. Batching
+  // the images into one product needed two transposing copies of the columns and the output.
+  Tensor out = tg::empty({s.batch, s.out_channels, s.out_height * s.out_width}, input.options());
+  for (int64_t n = 0; n < s.batch; ++n) {
+    const Tensor columns = columns_of(batched_input.narrow(0, n, 1), s).squeeze(0);  // [G * rows, L]
+    for (int64_t g = 0; g < s.groups; ++g) {
+      // [O/G, rows] x [rows, L] -> [O/G, L]
+      Tensor rows_of_out = out.select(0, n).narrow(0, g * og, og);
+      tg::mm_out(rows_of_out, group_weight(weight, s, g), columns.narrow(0, g * rows, rows));
+    }
   }
-  Tensor out = join_groups(outputs, 0).transpose(0, 1).reshape({s.batch, s.out_channels, s.out_height, s.out_width});
-  if (has_bias) out = out + bias->view({1, s.out_channels, 1, 1});
+  out = out.view({s.batch, s.out_channels, s.out_height, s.out_width});
+  if (has_bias) out.add_(bias->view({1, s.out_channels, 1, 1}));
   return s.batched ? out : out.squeeze(0);
 }
 
@@ -137,33 +131,38 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
       : std::vector<int64_t>{s.out_channels, s.out_height, s.out_width};
   TG_CHECK_VALUE(grad_output.sizes() == IntArrayRef(expected), "[convolution_backward] expected grad_output of ",
                  "shape ", IntArrayRef(expected), ", got ", grad_output.sizes());
-  const int64_t og = s.group_out_channels();
-  // [N, O, L] and its [O, N * L] matrix form.
-  const Tensor grad = grad_output.reshape({s.batch, s.out_channels, s.out_height * s.out_width});
-  const Tensor grad_matrix = batch_into_columns(grad);
+  const int64_t og = s.group_out_channels(), rows = s.column_rows();
+  const Tensor grad = grad_output.reshape({s.batch, s.out_channels, s.out_height * s.out_width});  // [N, O, L]
+  const Tensor batched_input = s.batched ? input : input.unsqueeze(0);
   Tensor grad_input, grad_weight, grad_bias;
-  if (output_mask[0]) {
-    std::vector<Tensor> parts;
-    for (int64_t g = 0; g < s.groups; ++g) {
-      // [rows, O/G] x [O/G, N * L] -> [rows, N, L]
-      Tensor cols = group_weight(weight, s, g).t().mm(grad_matrix.narrow(0, g * og, og));
-      parts.push_back(cols.view({s.column_rows(), s.batch, -1}));
+  // Image by image, as the forward: [C * kH * kW, L] columns at a time.
+  if (output_mask[0]) grad_input = tg::empty({s.batch, s.channels, s.height, s.width}, input.options());
+  if (output_mask[1]) grad_weight = tg::zeros({s.out_channels, rows}, weight.options());
+  Tensor columns_grad;  // [G * rows, L], reused across images
+  for (int64_t n = 0; n < s.batch && (output_mask[0] || output_mask[1]); ++n) {
+    const Tensor grad_n = grad.select(0, n);  // [O, L]
+    if (output_mask[0]) {
+      if (!columns_grad.defined()) columns_grad = tg::empty({s.groups * rows, grad.size(2)}, grad.options());
+      for (int64_t g = 0; g < s.groups; ++g) {
+        // [rows, O/G] x [O/G, L] -> [rows, L]
+        Tensor group_columns = columns_grad.narrow(0, g * rows, rows);
+        tg::mm_out(group_columns, group_weight(weight, s, g).t(), grad_n.narrow(0, g * og, og));
+      }
+      // col2im sums each input element's contributions over the overlapping windows.
+      grad_input.select(0, n).copy_(tg::col2im(columns_grad.unsqueeze(0), {s.height, s.width}, as_vector(s.kernel),
+                                                as_vector(s.dilation), as_vector(s.padding), as_vector(s.stride))
+                                        .squeeze(0));
     }
-    Tensor columns = join_groups(parts, 0).transpose(0, 1);  // [N, C * kH * kW, L]
-    grad_input = tg::col2im(columns, {s.height, s.width}, as_vector(s.kernel), as_vector(s.dilation),
-                            as_vector(s.padding), as_vector(s.stride));
-    if (!s.batched) grad_input = grad_input.squeeze(0);
-  }
-  if (output_mask[1]) {
-    const Tensor columns = columns_of(s.batched ? input : input.unsqueeze(0), s);
-    std::vector<Tensor> parts;
-    for (int64_t g = 0; g < s.groups; ++g) {
-      // [O/G, N * L] x [N * L, rows] -> [O/G, rows]
-      Tensor cols_t = batch_into_columns(group_rows(columns, s, g, s.column_rows())).t();
-      parts.push_back(grad_matrix.narrow(0, g * og, og).mm(cols_t));
+    if (output_mask[1]) {
+      const Tensor columns = columns_of(batched_input.narrow(0, n, 1), s).squeeze(0);  // [G * rows, L]
+      for (int64_t g = 0; g < s.groups; ++g) {
+        // [O/G, L] x [L, rows] -> [O/G, rows], summed over the batch
+        grad_weight.narrow(0, g * og, og).addmm_(grad_n.narrow(0, g * og, og), columns.narrow(0, g * rows, rows).t());
+      }
     }
-    grad_weight = join_groups(parts, 0).view(weight.sizes());
   }
+  if (output_mask[0] && !s.batched) grad_input = grad_input.squeeze(0);
+  if (output_mask[1]) grad_weight = grad_weight.view(weight.sizes());
   if (output_mask[2]) grad_bias = grad.sum(std::vector<int64_t>{0, 2});
   return {grad_input, grad_weight, grad_bias};
 }

@@ -2,6 +2,7 @@
 #include "NativeFunctions.h"
 #include "cpu/copy.h"
 #include "cpu/loops.h"
+#include "cpu/transpose_copy.h"
 #include "dtype_dispatch.h"
 #include "shape_utils.h"
 
@@ -9,6 +10,7 @@ namespace tg {
 
 void cpu::copy_into(const Tensor& dst, const Tensor& src) {
   if (dst.is_same(src)) return;
+  if (copy_transposed(dst, src)) return;
   // elementwise_kernel copies an input that partly overlaps its output before writing.
   TG_DISPATCH_ALL_TYPES(dst.scalar_type(), "copy_", [&] {
     elementwise_kernel(dst, [](scalar_t x) { return x; }, src);

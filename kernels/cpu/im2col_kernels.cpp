@@ -1,11 +1,15 @@
 // CPU kernels of im2col and col2im (geometry in im2col_shape.h). im2col copies each kernel
-// offset's shifted image into one row of the columns; col2im adds the rows back. Inner loops
-// run along output columns x, reading (writing) the image with stride sW.
+// offset's shifted image into one row of the columns; col2im adds the rows back. The work is
+// split into segments, one per (row of the columns, output row y): within a segment the
+// positions [x_begin, x_end) read (write) the image with stride sW, a plain loop the compiler
+// vectorises for sW = 1, and the positions outside it fall in the padding.
+#include <algorithm>
 #include <vector>
 
 #include "NativeFunctions.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
+#include "cpu/parallel.h"
 #include "dtype_dispatch.h"
 #include "im2col_shape.h"
 #include "nn_rules.h"
@@ -14,24 +18,30 @@ namespace tg {
 
 namespace {
 
-// Calls f(row of the columns, image offset (c, row, column) or -1 when in the padding,
-// position index) for one image of `channels` channels.
+// One output row y of one row of the columns (channel c, kernel offset (i, j)).
+struct Segment {
+  int64_t row;           // the row of the columns: (c * kH + i) * kW + j
+  int64_t position;      // the first position of the segment: y * out_width
+  int64_t image_offset;  // the image index of position x is image_offset + x * sW (may start < 0)
+  int64_t x_begin, x_end;  // the positions x inside the image
+};
+
+int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+// Calls f(segment) for every segment of the rows [row_begin, row_end) of one image's columns.
 template <typename F>
-void for_each_column_entry(const Im2colShape& s, int64_t channels, const F& f) {
-  for (int64_t c = 0; c < channels; ++c) {
-    for (int64_t i = 0; i < s.kernel[0]; ++i) {
-      for (int64_t j = 0; j < s.kernel[1]; ++j) {
-        const int64_t row = (c * s.kernel[0] + i) * s.kernel[1] + j;
-        for (int64_t y = 0; y < s.out_height; ++y) {
-          const int64_t image_row = y * s.stride[0] - s.padding[0] + i * s.dilation[0];
-          const bool row_inside = image_row >= 0 && image_row < s.height;
-          for (int64_t x = 0; x < s.out_width; ++x) {
-            const int64_t image_column = x * s.stride[1] - s.padding[1] + j * s.dilation[1];
-            const bool inside = row_inside && image_column >= 0 && image_column < s.width;
-            f(row, inside ? (c * s.height + image_row) * s.width + image_column : -1, y * s.out_width + x);
-          }
-        }
-      }
+void for_each_segment(const Im2colShape& s, int64_t row_begin, int64_t row_end, const F& f) {
+  for (int64_t row = row_begin; row < row_end; ++row) {
+    const int64_t c = row / s.kernel_area(), i = row / s.kernel[1] % s.kernel[0], j = row % s.kernel[1];
+    // image column of position x: x * sW + shift
+    const int64_t shift = j * s.dilation[1] - s.padding[1];
+    const int64_t x_begin = std::clamp<int64_t>(ceil_div(-shift, s.stride[1]), 0, s.out_width);
+    const int64_t x_end = std::clamp<int64_t>(ceil_div(s.width - shift, s.stride[1]), x_begin, s.out_width);
+    for (int64_t y = 0; y < s.out_height; ++y) {
+      const int64_t image_row = y * s.stride[0] - s.padding[0] + i * s.dilation[0];
+      const bool inside = image_row >= 0 && image_row < s.height;
+      f(Segment{row, y * s.out_width, inside ? (c * s.height + image_row) * s.width + shift : -1,
+                inside ? x_begin : 0, inside ? x_end : 0});
     }
   }
 }
@@ -47,11 +57,23 @@ Tensor native::im2col_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayR
   TG_DISPATCH_FLOATING_TYPES(self.scalar_type(), "im2col", [&] {
     const Tensor input = cpu::contiguous_as(self, self.scalar_type());
     const scalar_t zero = cpu::convert<scalar_t>(0);
+    const int64_t positions = s.positions(), stride = s.stride[1];
     for (int64_t n = 0; n < batch; ++n) {
       const scalar_t* image = input.data_ptr<scalar_t>() + n * channels * s.height * s.width;
-      scalar_t* columns = out.data_ptr<scalar_t>() + n * rows * s.positions();
-      for_each_column_entry(s, channels, [&](int64_t row, int64_t offset, int64_t position) {
-        columns[row * s.positions() + position] = offset < 0 ? zero : image[offset];
+      scalar_t* columns = out.data_ptr<scalar_t>() + n * rows * positions;
+      cpu::parallel_for(rows, std::max<int64_t>(1, cpu::kParallelGrain / positions), [&](int64_t begin, int64_t end) {
+        for_each_segment(s, begin, end, [&](const Segment& g) {
+          scalar_t* dst = columns + g.row * positions + g.position;
+          std::fill(dst, dst + g.x_begin, zero);
+          // Indices, not a shifted pointer: image_offset may be negative (left padding).
+          const int64_t base = g.image_offset;
+          if (stride == 1) {
+            for (int64_t x = g.x_begin; x < g.x_end; ++x) dst[x] = image[base + x];
+          } else {
+            for (int64_t x = g.x_begin; x < g.x_end; ++x) dst[x] = image[base + x * stride];
+          }
+          std::fill(dst + g.x_end, dst + s.out_width, zero);
+        });
       });
     }
   });
@@ -71,9 +93,17 @@ Tensor native::col2im_cpu(const Tensor& self, IntArrayRef output_size, IntArrayR
     for (int64_t n = 0; n < batch; ++n) {
       std::fill(image.begin(), image.end(), T(0));
       const scalar_t* columns = input.data_ptr<scalar_t>() + n * rows * s.positions();
-      for_each_column_entry(s, channels, [&](int64_t row, int64_t offset, int64_t position) {
-        if (offset >= 0) image[offset] += cpu::convert<T>(columns[row * s.positions() + position]);
-      });
+      // Rows of different channels add into disjoint image planes: threads take whole channels.
+      const int64_t area = s.kernel_area();
+      cpu::parallel_for(channels, std::max<int64_t>(1, cpu::kParallelGrain / (area * s.positions())),
+                        [&](int64_t c_begin, int64_t c_end) {
+                          for_each_segment(s, c_begin * area, c_end * area, [&](const Segment& g) {
+                            const scalar_t* src = columns + g.row * s.positions() + g.position;
+                            for (int64_t x = g.x_begin; x < g.x_end; ++x) {
+                              image[static_cast<size_t>(g.image_offset + x * s.stride[1])] += cpu::convert<T>(src[x]);
+                            }
+                          });
+                        });
       cpu::store_row(static_cast<char*>(out.data_ptr()) + n * static_cast<int64_t>(image.size()) * out.element_size(),
                      out.element_size(), out.scalar_type(), image.data(), static_cast<int64_t>(image.size()));
     }

@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "NativeFunctions.h"
+#include "core/parallel.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
+#include "cpu/parallel.h"
 #include "dtype_dispatch.h"
 #include "nn_rules.h"
 
@@ -30,6 +32,34 @@ std::vector<double> parameter_row(const std::optional<Tensor>& p, int64_t n, dou
   return row;
 }
 
+// Row sums run in kLanes independent double accumulators, folded at the end: one running
+// sum is a chain of dependent additions (4 cycles each), which the compiler may not reorder
+// without -ffast-math; independent lanes vectorise and overlap.
+constexpr int64_t kLanes = 8;
+
+template <typename Lanes>
+double fold(const Lanes& lanes) {
+  double total = 0;
+  for (int64_t k = 0; k < kLanes; ++k) total += lanes[k];
+  return total;
+}
+
+// sum_j f(j) over [0, n), f giving a double.
+template <typename F>
+double lane_sum(int64_t n, const F& f) {
+  double lanes[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    for (int64_t k = 0; k < kLanes; ++k) lanes[k] += f(j + k);
+  }
+  double tail = 0;
+  for (; j < n; ++j) tail += f(j);
+  return fold(lanes) + tail;
+}
+
+// Rows per parallel task: enough elements to pay for a thread.
+int64_t row_grain(int64_t n) { return std::max<int64_t>(1, cpu::kParallelGrain / std::max<int64_t>(n, 1)); }
+
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> native::layer_norm_cpu(const Tensor& input, IntArrayRef normalized_shape,
@@ -40,30 +70,32 @@ std::tuple<Tensor, Tensor, Tensor> native::layer_norm_cpu(const Tensor& input, I
   auto [out, mean, rstd] = layer_norm_outputs(input, shape);
   const int64_t n = shape.row_size;
   const int64_t m = shape.rows;
+  if (n == 0) return {out, mean, rstd};
   TG_DISPATCH_FLOATING_TYPES(dtype, "layer_norm", [&] {
     const Tensor x_t = cpu::contiguous_as(input, dtype);
     const scalar_t* x = x_t.data_ptr<scalar_t>();
     scalar_t* y = out.data_ptr<scalar_t>();
+    scalar_t* mean_out = mean.data_ptr<scalar_t>();
+    scalar_t* rstd_out = rstd.data_ptr<scalar_t>();
     const std::vector<double> w = parameter_row(weight, n, 1.0);
     const std::vector<double> b = parameter_row(bias, n, 0.0);
-    for (int64_t row = 0; row < m && n > 0; ++row) {
-      const scalar_t* xr = x + row * n;
-      double sum = 0;
-      for (int64_t j = 0; j < n; ++j) sum += cpu::convert<double>(xr[j]);
-      const double mu = sum / static_cast<double>(n);
-      double squares = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        const double centered = cpu::convert<double>(xr[j]) - mu;
-        squares += centered * centered;
+    cpu::parallel_for(m, row_grain(n), [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        const scalar_t* xr = x + row * n;
+        const double mu = lane_sum(n, [&](int64_t j) { return cpu::convert<double>(xr[j]); }) / static_cast<double>(n);
+        const double squares = lane_sum(n, [&](int64_t j) {
+          const double centered = cpu::convert<double>(xr[j]) - mu;
+          return centered * centered;
+        });
+        const double r = 1.0 / std::sqrt(squares / static_cast<double>(n) + eps);
+        scalar_t* yr = y + row * n;
+        for (int64_t j = 0; j < n; ++j) {
+          yr[j] = cpu::convert<scalar_t>((cpu::convert<double>(xr[j]) - mu) * r * w[j] + b[j]);
+        }
+        mean_out[row] = cpu::convert<scalar_t>(mu);
+        rstd_out[row] = cpu::convert<scalar_t>(r);
       }
-      const double r = 1.0 / std::sqrt(squares / static_cast<double>(n) + eps);
-      scalar_t* yr = y + row * n;
-      for (int64_t j = 0; j < n; ++j) {
-        yr[j] = cpu::convert<scalar_t>((cpu::convert<double>(xr[j]) - mu) * r * w[j] + b[j]);
-      }
-      mean.data_ptr<scalar_t>()[row] = cpu::convert<scalar_t>(mu);
-      rstd.data_ptr<scalar_t>()[row] = cpu::convert<scalar_t>(r);
-    }
+    });
   });
   return {out, mean, rstd};
 }
@@ -77,6 +109,7 @@ std::tuple<Tensor, Tensor, Tensor> native::layer_norm_backward_cpu(
   const int64_t m = shape.rows;
   const int64_t n = shape.row_size;
   auto [grad_input, grad_weight, grad_bias] = layer_norm_backward_outputs(input, normalized_shape, output_mask);
+  if (n == 0) return {grad_input, grad_weight, grad_bias};
   TG_DISPATCH_FLOATING_TYPES(dtype, "layer_norm_backward", [&] {
     const Tensor x_t = cpu::contiguous_as(input, dtype);
     const Tensor g_t = cpu::contiguous_as(grad_out, dtype);
@@ -84,32 +117,54 @@ std::tuple<Tensor, Tensor, Tensor> native::layer_norm_backward_cpu(
     const Tensor rstd_t = cpu::contiguous_as(rstd, kDouble);
     const scalar_t* x = x_t.data_ptr<scalar_t>();
     const scalar_t* g = g_t.data_ptr<scalar_t>();
+    const double* means = mean_t.data_ptr<double>();
+    const double* rstds = rstd_t.data_ptr<double>();
     const std::vector<double> w = parameter_row(weight, n, 1.0);
-    std::vector<double> dw(static_cast<size_t>(n), 0.0), db(static_cast<size_t>(n), 0.0);
-    std::vector<double> x_hat(static_cast<size_t>(n));
-    for (int64_t row = 0; row < m && n > 0; ++row) {
-      const double mu = mean_t.data_ptr<double>()[row], r = rstd_t.data_ptr<double>()[row];
-      const scalar_t* xr = x + row * n;
-      const scalar_t* gr = g + row * n;
-      double sum_g = 0, sum_g_xhat = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        const double gj = cpu::convert<double>(gr[j]);
-        x_hat[j] = (cpu::convert<double>(xr[j]) - mu) * r;
-        sum_g += gj * w[j];
-        sum_g_xhat += gj * w[j] * x_hat[j];
-        dw[j] += gj * x_hat[j];
-        db[j] += gj;
+    // grad_weight and grad_bias sum over rows: each block of rows sums into its own partial
+    // row, and the partials are added in block order, so the result does not depend on
+    // which thread ran which block.
+    // One block per thread, fewer for small inputs.
+    const int64_t blocks = std::clamp<int64_t>(m * n / cpu::kParallelGrain, 1, std::max<int64_t>(1, get_num_threads()));
+    std::vector<std::vector<double>> dw(static_cast<size_t>(blocks)), db(static_cast<size_t>(blocks));
+    cpu::parallel_for(blocks, 1, [&](int64_t block_begin, int64_t block_end) {
+      std::vector<double> x_hat(static_cast<size_t>(n));
+      for (int64_t block = block_begin; block < block_end; ++block) {
+        std::vector<double>& dw_block = dw[static_cast<size_t>(block)];
+        std::vector<double>& db_block = db[static_cast<size_t>(block)];
+        dw_block.assign(static_cast<size_t>(n), 0.0);
+        db_block.assign(static_cast<size_t>(n), 0.0);
+        for (int64_t row = block * m / blocks; row < (block + 1) * m / blocks; ++row) {
+          const double mu = means[row], r = rstds[row];
+          const scalar_t* xr = x + row * n;
+          const scalar_t* gr = g + row * n;
+          for (int64_t j = 0; j < n; ++j) {
+            const double gj = cpu::convert<double>(gr[j]);
+            x_hat[j] = (cpu::convert<double>(xr[j]) - mu) * r;
+            dw_block[j] += gj * x_hat[j];
+            db_block[j] += gj;
+          }
+          if (!output_mask[0]) continue;
+          const double mean_g =
+              lane_sum(n, [&](int64_t j) { return cpu::convert<double>(gr[j]) * w[j]; }) / static_cast<double>(n);
+          const double mean_g_xhat =
+              lane_sum(n, [&](int64_t j) { return cpu::convert<double>(gr[j]) * w[j] * x_hat[j]; }) /
+              static_cast<double>(n);
+          scalar_t* gx = grad_input.data_ptr<scalar_t>() + row * n;
+          for (int64_t j = 0; j < n; ++j) {
+            gx[j] = cpu::convert<scalar_t>(r * (cpu::convert<double>(gr[j]) * w[j] - mean_g - x_hat[j] * mean_g_xhat));
+          }
+        }
       }
-      if (!output_mask[0]) continue;
-      const double mean_g = sum_g / static_cast<double>(n), mean_g_xhat = sum_g_xhat / static_cast<double>(n);
-      scalar_t* gx = grad_input.data_ptr<scalar_t>() + row * n;
+    });
+    for (int64_t block = 1; block < blocks; ++block) {
       for (int64_t j = 0; j < n; ++j) {
-        gx[j] = cpu::convert<scalar_t>(r * (cpu::convert<double>(gr[j]) * w[j] - mean_g - x_hat[j] * mean_g_xhat));
+        dw[0][j] += dw[static_cast<size_t>(block)][j];
+        db[0][j] += db[static_cast<size_t>(block)][j];
       }
     }
     const int64_t item = sizeof(scalar_t);
-    if (output_mask[1]) cpu::store_row(static_cast<char*>(grad_weight.data_ptr()), item, dtype, dw.data(), n);
-    if (output_mask[2]) cpu::store_row(static_cast<char*>(grad_bias.data_ptr()), item, dtype, db.data(), n);
+    if (output_mask[1]) cpu::store_row(static_cast<char*>(grad_weight.data_ptr()), item, dtype, dw[0].data(), n);
+    if (output_mask[2]) cpu::store_row(static_cast<char*>(grad_bias.data_ptr()), item, dtype, db[0].data(), n);
   });
   return {grad_input, grad_weight, grad_bias};
 }

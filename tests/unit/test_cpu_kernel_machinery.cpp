@@ -286,3 +286,111 @@ TEST_CASE("activations on contiguous float tensors (SIMD path) match double and 
   tg::gelu_(x);
   CHECK(close(x, expected));
 }
+
+TEST_CASE("transposing copies (tiled) give every element at its place, for any dtype size and partial tiles") {
+  // 2-D transposes with sizes that are not multiples of the tile, a 4-D permute that moves
+  // the innermost dim (attention's layout change), and one with a size-1 dim in between.
+  const std::vector<std::pair<Ints, Ints>> cases = {
+      {{100, 70}, {1, 0}}, {{64, 64}, {1, 0}}, {{3, 33, 129}, {0, 2, 1}}, {{2, 40, 3, 50}, {0, 3, 1, 2}},
+      {{50, 1, 90}, {2, 1, 0}}};
+  for (const auto& [sizes, permutation] : cases) {
+    for (tg::ScalarType dtype : {tg::kFloat, tg::kDouble, tg::kHalf, tg::kByte, tg::kLong}) {
+      CAPTURE(sizes);
+      CAPTURE(dtype);
+      const Tensor source = iota(sizes).to(dtype);
+      const Tensor permuted = source.permute(permutation);
+      const Tensor copy = permuted.contiguous();
+      REQUIRE(copy.is_contiguous());
+      // Element by element, through index arithmetic on the source's values.
+      const Values source_values = values(source), copy_values = values(copy);
+      const Ints permuted_sizes = shape(permuted);
+      Ints index(permuted_sizes.size(), 0);
+      bool all_equal = true;
+      for (size_t flat = 0; flat < copy_values.size(); ++flat) {
+        int64_t offset = 0;  // the element's offset in the contiguous source
+        for (size_t d = 0; d < index.size(); ++d) offset += index[d] * source.strides()[permutation[d]];
+        all_equal = all_equal && copy_values[flat] == source_values[static_cast<size_t>(offset)];
+        for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0; --d) {
+          if (++index[d] < permuted_sizes[d]) break;
+          index[d] = 0;
+        }
+      }
+      CHECK(all_equal);
+    }
+  }
+  // Also on two threads, and into a strided destination through copy_.
+  ThreadCount two(2);
+  const Tensor big = iota({300, 500});
+  CHECK(close(big.t().contiguous().t(), big));
+  Tensor target = tg::empty({500, 300});
+  target.copy_(big.t());
+  CHECK(close(target, big.t()));
+}
+
+TEST_CASE("layer_norm forward and backward on two threads equal one thread's, and a double reference") {
+  // 96 rows of 1000: the backward splits its weight and bias sums into per-thread blocks.
+  const Tensor x = tg::randn({96, 1000}) * 2.0 + 0.5, w = tg::randn({1000}), b = tg::randn({1000});
+  const Tensor g = tg::randn({96, 1000});
+  const auto run = [&](int threads) {
+    ThreadCount count(threads);
+    const auto forward = tg::native_layer_norm(x, {1000}, w, b, 1e-5);
+    const auto backward = tg::native_layer_norm_backward(g, x, {1000}, std::get<1>(forward), std::get<2>(forward), w,
+                                                         b, {true, true, true});
+    return std::make_tuple(forward, backward);
+  };
+  const auto [forward1, backward1] = run(1);
+  const auto [forward2, backward2] = run(2);
+  CHECK(close(std::get<0>(forward1), std::get<0>(forward2)));
+  CHECK(close(std::get<0>(backward1), std::get<0>(backward2)));
+  CHECK(close(std::get<1>(backward1), std::get<1>(backward2), 1e-6, 1e-6));
+  CHECK(close(std::get<2>(backward1), std::get<2>(backward2), 1e-6, 1e-6));
+  // Against the same computation in double.
+  const Tensor xd = x.to(tg::kDouble), wd = w.to(tg::kDouble), bd = b.to(tg::kDouble), gd = g.to(tg::kDouble);
+  const auto [yd, mean_d, rstd_d] = tg::native_layer_norm(xd, {1000}, wd, bd, 1e-5);
+  const auto [gxd, gwd, gbd] = tg::native_layer_norm_backward(gd, xd, {1000}, mean_d, rstd_d, wd, bd, {true, true, true});
+  CHECK(close(std::get<0>(forward2), yd, 1e-5, 1e-5));
+  CHECK(close(std::get<0>(backward2), gxd, 1e-4, 1e-4));
+  CHECK(close(std::get<1>(backward2), gwd, 1e-4, 1e-4));
+  CHECK(close(std::get<2>(backward2), gbd, 1e-4, 1e-4));
+}
+
+TEST_CASE("im2col matches a direct gather, and col2im is its adjoint, for strides, padding and dilation") {
+  const int64_t channels = 2, height = 7, width = 9;
+  const Tensor image = tg::randn({1, channels, height, width}, tg::kDouble);
+  const Values pixels = values(image);
+  for (int64_t kw : {1, 3}) {
+    for (int64_t stride : {1, 2, 3}) {
+      for (int64_t pad : {0, 1, 2}) {
+        for (int64_t dilation : {1, 2}) {
+          CAPTURE(kw);
+          CAPTURE(stride);
+          CAPTURE(pad);
+          CAPTURE(dilation);
+          const Tensor cols = tg::im2col(image, {2, kw}, {1, dilation}, {1, pad}, {2, stride});
+          const int64_t out_h = (height + 2 - 2) / 2 + 1;
+          const int64_t out_w = (width + 2 * pad - dilation * (kw - 1) - 1) / stride + 1;
+          REQUIRE(shape(cols) == Ints{1, channels * 2 * kw, out_h * out_w});
+          Values expected;
+          for (int64_t c = 0; c < channels; ++c) {
+            for (int64_t i = 0; i < 2; ++i) {
+              for (int64_t j = 0; j < kw; ++j) {
+                for (int64_t y = 0; y < out_h; ++y) {
+                  for (int64_t x = 0; x < out_w; ++x) {
+                    const int64_t r = y * 2 - 1 + i, q = x * stride - pad + j * dilation;
+                    const bool inside = r >= 0 && r < height && q >= 0 && q < width;
+                    expected.push_back(inside ? pixels[static_cast<size_t>((c * height + r) * width + q)] : 0.0);
+                  }
+                }
+              }
+            }
+          }
+          CHECK(values(cols) == expected);
+          // <im2col(x), y> = <x, col2im(y)>
+          const Tensor y = tg::randn(shape(cols), tg::kDouble);
+          const Tensor back = tg::col2im(y, {height, width}, {2, kw}, {1, dilation}, {1, pad}, {2, stride});
+          CHECK((cols * y).sum().item<double>() == doctest::Approx((image * back).sum().item<double>()).epsilon(1e-12));
+        }
+      }
+    }
+  }
+}

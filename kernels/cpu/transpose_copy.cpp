@@ -1,0 +1,101 @@
+// See transpose_copy.h.
+#include "cpu/transpose_copy.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "core/dim_vector.h"
+#include "cpu/parallel.h"
+
+namespace tg::cpu {
+
+namespace {
+
+// Tiles of kTile x kTile elements, moved through a buffer: each source row of a tile is read
+// as one contiguous run, and each destination row written as one, 16 elements (a cache line
+// of floats) at a time. Reading one side with a stride of whole rows (the plain tiled loop)
+// was 1.8x slower on a 4096 x 1024 float transpose.
+constexpr int64_t kTile = 16;
+// Below this many elements the plain strided copy is as fast.
+constexpr int64_t kMinElements = 4096;
+
+// The copy, once the dims are known: `inner` (dst stride 1) and `across` (src stride 1) are
+// tiled; every other dim of `outer` is walked around the tiles. Strides are in elements.
+struct TransposePlan {
+  int64_t inner_size, across_size;
+  int64_t dst_across_stride, src_inner_stride;
+  DimVector outer_sizes, outer_dst_strides, outer_src_strides;
+};
+
+template <typename T>
+void run_tiles(const TransposePlan& plan, T* dst, const T* src) {
+  int64_t outer_count = 1;
+  for (int64_t size : plan.outer_sizes) outer_count *= size;
+  const int64_t tiles_across = (plan.across_size + kTile - 1) / kTile;
+  const int64_t tiles_inner = (plan.inner_size + kTile - 1) / kTile;
+  const int64_t tiles = outer_count * tiles_inner * tiles_across;
+  parallel_for(tiles, kParallelGrain / (kTile * kTile), [&](int64_t begin, int64_t end) {
+    T buffer[kTile][kTile];
+    for (int64_t tile = begin; tile < end; ++tile) {
+      const int64_t across0 = tile % tiles_across * kTile;
+      const int64_t inner0 = tile / tiles_across % tiles_inner * kTile;
+      int64_t outer = tile / tiles_across / tiles_inner;
+      int64_t dst_base = 0, src_base = 0;
+      for (int64_t d = static_cast<int64_t>(plan.outer_sizes.size()) - 1; d >= 0; --d) {
+        const int64_t index = outer % plan.outer_sizes[d];
+        outer /= plan.outer_sizes[d];
+        dst_base += index * plan.outer_dst_strides[d];
+        src_base += index * plan.outer_src_strides[d];
+      }
+      const int64_t inner_count = std::min(kTile, plan.inner_size - inner0);
+      const int64_t across_count = std::min(kTile, plan.across_size - across0);
+      for (int64_t i = 0; i < inner_count; ++i) {
+        const T* in = src + src_base + (inner0 + i) * plan.src_inner_stride + across0;
+        for (int64_t a = 0; a < across_count; ++a) buffer[a][i] = in[a];
+      }
+      for (int64_t a = 0; a < across_count; ++a) {
+        T* out = dst + dst_base + (across0 + a) * plan.dst_across_stride + inner0;
+        std::memcpy(out, buffer[a], static_cast<size_t>(inner_count) * sizeof(T));
+      }
+    }
+  });
+}
+
+}  // namespace
+
+bool copy_transposed(const Tensor& dst, const Tensor& src) {
+  if (dst.scalar_type() != src.scalar_type() || dst.sizes() != src.sizes() || dst.numel() < kMinElements ||
+      src.is_alias_of(dst)) {
+    return false;
+  }
+  // The dims that matter: those of size > 1.
+  int64_t inner = -1, across = -1;
+  for (int64_t d = 0; d < dst.dim(); ++d) {
+    if (dst.sizes()[d] == 1) continue;
+    if (dst.strides()[d] == 1 && inner < 0) inner = d;
+    if (src.strides()[d] == 1 && across < 0) across = d;
+  }
+  // Not a transpose: no unit-stride dim on a side, or the same one on both (rows copy fine).
+  if (inner < 0 || across < 0 || inner == across) return false;
+  TransposePlan plan{dst.sizes()[inner], dst.sizes()[across], dst.strides()[across], src.strides()[inner], {}, {}, {}};
+  if (plan.src_inner_stride < kTile) return false;  // a short stride: lines are reused anyway
+  for (int64_t d = 0; d < dst.dim(); ++d) {
+    if (d == inner || d == across || dst.sizes()[d] == 1) continue;
+    plan.outer_sizes.push_back(dst.sizes()[d]);
+    plan.outer_dst_strides.push_back(dst.strides()[d]);
+    plan.outer_src_strides.push_back(src.strides()[d]);
+  }
+  // Elements are moved as unsigned integers of their size: a copy converts nothing here.
+  char* out = static_cast<char*>(dst.data_ptr());
+  const char* in = static_cast<const char*>(src.data_ptr());
+  switch (dst.element_size()) {
+    case 1: run_tiles(plan, reinterpret_cast<uint8_t*>(out), reinterpret_cast<const uint8_t*>(in)); return true;
+    case 2: run_tiles(plan, reinterpret_cast<uint16_t*>(out), reinterpret_cast<const uint16_t*>(in)); return true;
+    case 4: run_tiles(plan, reinterpret_cast<uint32_t*>(out), reinterpret_cast<const uint32_t*>(in)); return true;
+    case 8: run_tiles(plan, reinterpret_cast<uint64_t*>(out), reinterpret_cast<const uint64_t*>(in)); return true;
+    default: return false;
+  }
+}
+
+}  // namespace tg::cpu
