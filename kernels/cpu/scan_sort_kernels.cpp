@@ -12,6 +12,7 @@
 #include "core/wrap_dim.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
+#include "cpu/parallel.h"
 #include "dim_blocks.h"
 #include "dtype_dispatch.h"
 #include "scalar_math.h"
@@ -26,17 +27,40 @@ void native::cumsum_out_cpu(const Tensor& self, int64_t dim, std::optional<Scala
     const Tensor input = cpu::contiguous_as(self, out.scalar_type());
     const scalar_t* src = input.data_ptr<scalar_t>();
     scalar_t* dst = out.data_ptr<scalar_t>();
-    std::vector<T> running(static_cast<size_t>(b.inner));
-    for (int64_t o = 0; o < b.outer; ++o) {
-      std::fill(running.begin(), running.end(), T(0));
-      for (int64_t k = 0; k < b.size; ++k) {
-        const int64_t at = (o * b.size + k) * b.inner;
-        for (int64_t i = 0; i < b.inner; ++i) {
-          running[i] = math::add(running[i], cpu::convert<T>(src[at + i]));
-          dst[at + i] = cpu::convert<scalar_t>(running[i]);
+    const int64_t grain = std::max<int64_t>(1, cpu::kParallelGrain / (b.size * b.inner));
+    if (b.inner == 1) {
+      // Scanning along contiguous rows: each running sum is a chain of dependent additions,
+      // so kRows rows are scanned side by side to overlap their chains.
+      constexpr int64_t kRows = 8;
+      cpu::parallel_for(b.outer, grain, [&](int64_t begin, int64_t end) {
+        for (int64_t o = begin; o < end; o += kRows) {
+          const int64_t count = std::min(kRows, end - o);
+          T running[kRows] = {};
+          for (int64_t k = 0; k < b.size; ++k) {
+            for (int64_t r = 0; r < count; ++r) {
+              const int64_t at = (o + r) * b.size + k;
+              running[r] = math::add(running[r], cpu::convert<T>(src[at]));
+              dst[at] = cpu::convert<scalar_t>(running[r]);
+            }
+          }
+        }
+      });
+      return;
+    }
+    // Otherwise a row of `inner` running sums, updated elementwise (vectorised) at each k.
+    cpu::parallel_for(b.outer, grain, [&](int64_t begin, int64_t end) {
+      std::vector<T> running(static_cast<size_t>(b.inner));
+      for (int64_t o = begin; o < end; ++o) {
+        std::fill(running.begin(), running.end(), T(0));
+        for (int64_t k = 0; k < b.size; ++k) {
+          const int64_t at = (o * b.size + k) * b.inner;
+          for (int64_t i = 0; i < b.inner; ++i) {
+            running[i] = math::add(running[i], cpu::convert<T>(src[at + i]));
+            dst[at + i] = cpu::convert<scalar_t>(running[i]);
+          }
         }
       }
-    }
+    });
   });
 }
 

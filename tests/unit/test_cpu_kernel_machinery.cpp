@@ -394,3 +394,25 @@ TEST_CASE("im2col matches a direct gather, and col2im is its adjoint, for stride
     }
   }
 }
+
+TEST_CASE("cumsum along contiguous rows (scanned eight at a time) and along an outer dim, on 1 and 2 threads") {
+  const Tensor x = tg::randn({37, 1500}, tg::kDouble);
+  const Values v = values(x);
+  Values along_rows(v.size()), along_columns(v.size());
+  for (size_t r = 0; r < 37; ++r) {
+    double running = 0;
+    for (size_t k = 0; k < 1500; ++k) along_rows[r * 1500 + k] = running += v[r * 1500 + k];
+  }
+  for (size_t k = 0; k < 1500; ++k) {
+    double running = 0;
+    for (size_t r = 0; r < 37; ++r) along_columns[r * 1500 + k] = running += v[r * 1500 + k];
+  }
+  for (int threads : {1, 2}) {
+    ThreadCount count(threads);
+    CHECK(values(tg::cumsum(x, 1)) == along_rows);
+    CHECK(values(tg::cumsum(x, 0)) == along_columns);
+    const Tensor ints = tg::arange(3 * 41, tg::kLong).reshape({41, 3}).t();  // non-contiguous input
+    const Values cumulative = values(tg::cumsum(ints, 1));
+    CHECK(cumulative[40] == 3 * (40 * 41 / 2));  // row 0: 0 + 3 + 6 + ... + 120
+  }
+}
