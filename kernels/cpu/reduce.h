@@ -57,6 +57,12 @@ void reduce_into(typename Reducer::acc_t* acc, const Tensor& self, const DimMask
         Acc value = slot;
         for (int64_t j = 0; j < m; ++j) value = reducer.combine(value, x[j]);
         slot = value;
+      } else if (strides[1] == static_cast<int64_t>(sizeof(Acc)) && x.contiguous()) {
+        // A row of accumulators over a contiguous input row (a reduction over outer dims):
+        // typed pointers, so that the compiler vectorises it.
+        Acc* slots = reinterpret_cast<Acc*>(ptrs[1]) + begin;
+        const In* values = x.typed();
+        for (int64_t j = 0; j < m; ++j) slots[j] = reducer.combine(slots[j], values[j]);
       } else {
         char* slots = ptrs[1] + begin * strides[1];
         for (int64_t j = 0; j < m; ++j) {
