@@ -76,11 +76,11 @@ int main() {
   bench::report("triad_1t_GBps", triad_gbps(1), "GBps");
 
   if (!peer.empty()) {
-    std::printf("\n%-24s %12s %12s %8s  %s\n", "figure", "tensorgen", "libtorch", "ratio", "(ratio > 1: tensorgen better)");
+    std::printf("\n%-28s %12s %12s %8s  %s\n", "figure", "tensorgen", "libtorch", "ratio", "(ratio > 1: tensorgen better)");
     for (const Row& row : rows) {
       if (!row.has_peer) continue;
       const double ratio = row.lower_is_better ? row.peer / row.ours : row.ours / row.peer;
-      std::printf("%-24s %12.2f %12.2f %8.2f  %s\n", row.name.c_str(), row.ours, row.peer, ratio, row.unit.c_str());
+      std::printf("%-28s %12.2f %12.2f %8.2f  %s\n", row.name.c_str(), row.ours, row.peer, ratio, row.unit.c_str());
     }
   } else {
     std::printf("\n(LibTorch not found at build time: install Debian's libtorch-dev and reconfigure for the peer figures)\n");

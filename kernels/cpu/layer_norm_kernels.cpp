@@ -13,6 +13,7 @@
 #include "cpu/convert.h"
 #include "cpu/copy.h"
 #include "cpu/parallel.h"
+#include "cpu/vec.h"
 #include "dtype_dispatch.h"
 #include "nn_rules.h"
 
@@ -38,7 +39,7 @@ std::vector<double> parameter_row(const std::optional<Tensor>& p, int64_t n, dou
 constexpr int64_t kLanes = 8;
 
 template <typename Lanes>
-double fold(const Lanes& lanes) {
+[[gnu::always_inline]] inline double fold(const Lanes& lanes) {
   double total = 0;
   for (int64_t k = 0; k < kLanes; ++k) total += lanes[k];
   return total;
@@ -46,7 +47,7 @@ double fold(const Lanes& lanes) {
 
 // sum_j f(j) over [0, n), f giving a double.
 template <typename F>
-double lane_sum(int64_t n, const F& f) {
+[[gnu::always_inline]] inline double lane_sum(int64_t n, const F& f) {
   double lanes[kLanes] = {};
   int64_t j = 0;
   for (; j + kLanes <= n; j += kLanes) {
@@ -59,6 +60,33 @@ double lane_sum(int64_t n, const F& f) {
 
 // Rows per parallel task: enough elements to pay for a thread.
 int64_t row_grain(int64_t n) { return std::max<int64_t>(1, cpu::kParallelGrain / std::max<int64_t>(n, 1)); }
+
+// The forward of rows [begin, end): mean, rstd and the normalised, scaled row.
+template <typename T>
+[[gnu::always_inline]] inline void layer_norm_rows(const T* x, T* y, T* mean_out, T* rstd_out, const double* w,
+                                                   const double* b, int64_t n, double eps, int64_t begin,
+                                                   int64_t end) {
+  for (int64_t row = begin; row < end; ++row) {
+    const T* xr = x + row * n;
+    const double mu = lane_sum(n, [&](int64_t j) { return cpu::convert<double>(xr[j]); }) / static_cast<double>(n);
+    const double squares = lane_sum(n, [&](int64_t j) {
+      const double centered = cpu::convert<double>(xr[j]) - mu;
+      return centered * centered;
+    });
+    const double r = 1.0 / std::sqrt(squares / static_cast<double>(n) + eps);
+    T* yr = y + row * n;
+    for (int64_t j = 0; j < n; ++j) yr[j] = cpu::convert<T>((cpu::convert<double>(xr[j]) - mu) * r * w[j] + b[j]);
+    mean_out[row] = cpu::convert<T>(mu);
+    rstd_out[row] = cpu::convert<T>(r);
+  }
+}
+
+// The same compiled for AVX2: the double arithmetic is compute-bound with two lanes.
+template <typename T>
+TG_TARGET_AVX2 void layer_norm_rows_avx2(const T* x, T* y, T* mean_out, T* rstd_out, const double* w,
+                                         const double* b, int64_t n, double eps, int64_t begin, int64_t end) {
+  layer_norm_rows(x, y, mean_out, rstd_out, w, b, n, eps, begin, end);
+}
 
 }  // namespace
 
@@ -79,21 +107,12 @@ std::tuple<Tensor, Tensor, Tensor> native::layer_norm_cpu(const Tensor& input, I
     scalar_t* rstd_out = rstd.data_ptr<scalar_t>();
     const std::vector<double> w = parameter_row(weight, n, 1.0);
     const std::vector<double> b = parameter_row(bias, n, 0.0);
+    const bool avx2 = cpu::vec::has_avx2_fma();
     cpu::parallel_for(m, row_grain(n), [&](int64_t begin, int64_t end) {
-      for (int64_t row = begin; row < end; ++row) {
-        const scalar_t* xr = x + row * n;
-        const double mu = lane_sum(n, [&](int64_t j) { return cpu::convert<double>(xr[j]); }) / static_cast<double>(n);
-        const double squares = lane_sum(n, [&](int64_t j) {
-          const double centered = cpu::convert<double>(xr[j]) - mu;
-          return centered * centered;
-        });
-        const double r = 1.0 / std::sqrt(squares / static_cast<double>(n) + eps);
-        scalar_t* yr = y + row * n;
-        for (int64_t j = 0; j < n; ++j) {
-          yr[j] = cpu::convert<scalar_t>((cpu::convert<double>(xr[j]) - mu) * r * w[j] + b[j]);
-        }
-        mean_out[row] = cpu::convert<scalar_t>(mu);
-        rstd_out[row] = cpu::convert<scalar_t>(r);
+      if (avx2) {
+        layer_norm_rows_avx2(x, y, mean_out, rstd_out, w.data(), b.data(), n, eps, begin, end);
+      } else {
+        layer_norm_rows(x, y, mean_out, rstd_out, w.data(), b.data(), n, eps, begin, end);
       }
     });
   });
