@@ -81,11 +81,48 @@ template <typename T>
   }
 }
 
-// The same compiled for AVX2: the double arithmetic is compute-bound with two lanes.
+// The same compiled for AVX2: the double arithmetic is compute-bound with two lanes (as is
+// the backward's below).
 template <typename T>
 TG_TARGET_AVX2 void layer_norm_rows_avx2(const T* x, T* y, T* mean_out, T* rstd_out, const double* w,
                                          const double* b, int64_t n, double eps, int64_t begin, int64_t end) {
   layer_norm_rows(x, y, mean_out, rstd_out, w, b, n, eps, begin, end);
+}
+
+// The backward of rows [begin, end): grad_input's rows (when gx is not null), and each row's
+// share of grad_weight and grad_bias added to dw and db. x_hat is room for one row.
+template <typename T>
+[[gnu::always_inline]] inline void layer_norm_backward_rows(const T* x, const T* g, const double* means,
+                                                            const double* rstds, const double* w, T* gx, double* dw,
+                                                            double* db, double* x_hat, int64_t n, int64_t begin,
+                                                            int64_t end) {
+  for (int64_t row = begin; row < end; ++row) {
+    const double mu = means[row], r = rstds[row];
+    const T* xr = x + row * n;
+    const T* gr = g + row * n;
+    for (int64_t j = 0; j < n; ++j) {
+      const double gj = cpu::convert<double>(gr[j]);
+      x_hat[j] = (cpu::convert<double>(xr[j]) - mu) * r;
+      dw[j] += gj * x_hat[j];
+      db[j] += gj;
+    }
+    if (gx == nullptr) continue;
+    const double mean_g =
+        lane_sum(n, [&](int64_t j) { return cpu::convert<double>(gr[j]) * w[j]; }) / static_cast<double>(n);
+    const double mean_g_xhat =
+        lane_sum(n, [&](int64_t j) { return cpu::convert<double>(gr[j]) * w[j] * x_hat[j]; }) / static_cast<double>(n);
+    T* gxr = gx + row * n;
+    for (int64_t j = 0; j < n; ++j) {
+      gxr[j] = cpu::convert<T>(r * (cpu::convert<double>(gr[j]) * w[j] - mean_g - x_hat[j] * mean_g_xhat));
+    }
+  }
+}
+
+template <typename T>
+TG_TARGET_AVX2 void layer_norm_backward_rows_avx2(const T* x, const T* g, const double* means, const double* rstds,
+                                                  const double* w, T* gx, double* dw, double* db, double* x_hat,
+                                                  int64_t n, int64_t begin, int64_t end) {
+  layer_norm_backward_rows(x, g, means, rstds, w, gx, dw, db, x_hat, n, begin, end);
 }
 
 }  // namespace
@@ -139,12 +176,12 @@ std::tuple<Tensor, Tensor, Tensor> native::layer_norm_backward_cpu(
     const double* means = mean_t.data_ptr<double>();
     const double* rstds = rstd_t.data_ptr<double>();
     const std::vector<double> w = parameter_row(weight, n, 1.0);
-    // grad_weight and grad_bias sum over rows: each block of rows sums into its own partial
-    // row, and the partials are added in block order, so the result does not depend on
-    // which thread ran which block.
-    // One block per thread, fewer for small inputs.
+    // grad_weight and grad_bias sum over rows: each block of rows (one per thread, fewer for
+    // small inputs) sums into its own partial row, and the partials are added in block
+    // order, so the result does not depend on which thread ran which block.
     const int64_t blocks = std::clamp<int64_t>(m * n / cpu::kParallelGrain, 1, std::max<int64_t>(1, get_num_threads()));
     std::vector<std::vector<double>> dw(static_cast<size_t>(blocks)), db(static_cast<size_t>(blocks));
+    const bool avx2 = cpu::vec::has_avx2_fma();
     cpu::parallel_for(blocks, 1, [&](int64_t block_begin, int64_t block_end) {
       std::vector<double> x_hat(static_cast<size_t>(n));
       for (int64_t block = block_begin; block < block_end; ++block) {
@@ -152,26 +189,14 @@ std::tuple<Tensor, Tensor, Tensor> native::layer_norm_backward_cpu(
         std::vector<double>& db_block = db[static_cast<size_t>(block)];
         dw_block.assign(static_cast<size_t>(n), 0.0);
         db_block.assign(static_cast<size_t>(n), 0.0);
-        for (int64_t row = block * m / blocks; row < (block + 1) * m / blocks; ++row) {
-          const double mu = means[row], r = rstds[row];
-          const scalar_t* xr = x + row * n;
-          const scalar_t* gr = g + row * n;
-          for (int64_t j = 0; j < n; ++j) {
-            const double gj = cpu::convert<double>(gr[j]);
-            x_hat[j] = (cpu::convert<double>(xr[j]) - mu) * r;
-            dw_block[j] += gj * x_hat[j];
-            db_block[j] += gj;
-          }
-          if (!output_mask[0]) continue;
-          const double mean_g =
-              lane_sum(n, [&](int64_t j) { return cpu::convert<double>(gr[j]) * w[j]; }) / static_cast<double>(n);
-          const double mean_g_xhat =
-              lane_sum(n, [&](int64_t j) { return cpu::convert<double>(gr[j]) * w[j] * x_hat[j]; }) /
-              static_cast<double>(n);
-          scalar_t* gx = grad_input.data_ptr<scalar_t>() + row * n;
-          for (int64_t j = 0; j < n; ++j) {
-            gx[j] = cpu::convert<scalar_t>(r * (cpu::convert<double>(gr[j]) * w[j] - mean_g - x_hat[j] * mean_g_xhat));
-          }
+        const int64_t begin = block * m / blocks, end = (block + 1) * m / blocks;
+        scalar_t* gx = output_mask[0] ? grad_input.data_ptr<scalar_t>() : nullptr;
+        if (avx2) {
+          layer_norm_backward_rows_avx2(x, g, means, rstds, w.data(), gx, dw_block.data(), db_block.data(),
+                                        x_hat.data(), n, begin, end);
+        } else {
+          layer_norm_backward_rows(x, g, means, rstds, w.data(), gx, dw_block.data(), db_block.data(), x_hat.data(),
+                                   n, begin, end);
         }
       }
     });

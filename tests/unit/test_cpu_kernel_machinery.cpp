@@ -347,7 +347,8 @@ TEST_CASE("layer_norm forward and backward on two threads equal one thread's, an
   // Against the same computation in double.
   const Tensor xd = x.to(tg::kDouble), wd = w.to(tg::kDouble), bd = b.to(tg::kDouble), gd = g.to(tg::kDouble);
   const auto [yd, mean_d, rstd_d] = tg::native_layer_norm(xd, {1000}, wd, bd, 1e-5);
-  const auto [gxd, gwd, gbd] = tg::native_layer_norm_backward(gd, xd, {1000}, mean_d, rstd_d, wd, bd, {true, true, true});
+  const auto [gxd, gwd, gbd] =
+      tg::native_layer_norm_backward(gd, xd, {1000}, mean_d, rstd_d, wd, bd, {true, true, true});
   CHECK(close(std::get<0>(forward2), yd, 1e-5, 1e-5));
   CHECK(close(std::get<0>(backward2), gxd, 1e-4, 1e-4));
   CHECK(close(std::get<1>(backward2), gwd, 1e-4, 1e-4));
