@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
+# The Python peers (numpy, safetensors, onnx, onnxruntime) some tests compare against.
+tools/setup-venv.sh > /dev/null
 if [ ! -f build/build.ninja ]; then
   # Meson before 1.4 gives nvcc no dependency flags: the wrapper adds them, so that editing
   # a header rebuilds the CUDA objects that include it. Meson of that age takes the CUDA

@@ -9,7 +9,7 @@ set -euo pipefail
 packages=(
   meson ninja-build pkg-config g++
   libyaml-cpp-dev doctest-dev
-  python3 python3-yaml python3-jinja2
+  python3 python3-yaml python3-jinja2 python3-venv
   libopenblas-dev
 )
 
