@@ -155,7 +155,7 @@ Header check_header(std::string_view header_text, uint64_t data_size, const std:
   TG_CHECK_VALUE(!header_text.empty() && header_text[0] == '{', source,
                  ": expected the JSON header to start with '{', got ",
                  header_text.empty() ? std::string("an empty header")
-                                     : "byte 0x" + std::to_string(static_cast<unsigned char>(header_text[0])));
+                                     : "byte " + std::to_string(static_cast<unsigned char>(header_text[0])));
   const JsonValue root = parse_json(header_text, source);
   Header header;
   for (const auto& [name, value] : root.members()) {

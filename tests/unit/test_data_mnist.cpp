@@ -71,6 +71,23 @@ TEST_CASE("data_mnist: MNIST reads the train and test files of a root folder") {
   std::vector<int64_t> sizes;
   for (auto& batch : *loader) sizes.push_back(batch.data.size(0));
   CHECK(sizes == std::vector<int64_t>{2, 1});
+
+  // pytorch/examples' mnist.cpp data pipeline, with only the namespace changed.
+  namespace torch = tg;
+  auto train_dataset = torch::data::datasets::MNIST(dir.path.string())
+                           .map(torch::data::transforms::Normalize<>(0.1307, 0.3081))
+                           .map(torch::data::transforms::Stack<>());
+  const size_t train_dataset_size = train_dataset.size().value();
+  auto train_loader =
+      torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(std::move(train_dataset), 64);
+  size_t seen = 0;
+  for (auto& batch : *train_loader) {
+    auto data = batch.data.to(torch::kCPU), targets = batch.target.to(torch::kCPU);
+    CHECK(data.size(0) == targets.size(0));
+    CHECK(values(targets) == Values{7, 0, 9});  // sequential order
+    seen += static_cast<size_t>(data.size(0));
+  }
+  CHECK(seen == train_dataset_size);
 }
 
 TEST_CASE("data_mnist: read_idx of every idx element type, and write_idx round trips") {

@@ -255,3 +255,36 @@ TEST_CASE("optim: bad options are clear errors") {
   backward_at(w, 0);
   CHECK(contains(thrown<tg::ValueError>([&] { sgd.step(); }), "[SGD] expected a non-negative momentum, got -1"));
 }
+
+TEST_CASE("optim: parameters of different dtypes step in separate fused batches") {
+  for (bool adam : {false, true}) {
+    CAPTURE(adam);
+    Tensor a = make({1, 2}, {2}, tg::kFloat).requires_grad_(), b = make({3}, {1}, tg::kDouble).requires_grad_();
+    std::unique_ptr<optim::Optimizer> opt;
+    if (adam) {
+      opt = std::make_unique<optim::Adam>(std::vector<Tensor>{a, b}, optim::AdamOptions(0.1));
+    } else {
+      opt = std::make_unique<optim::SGD>(std::vector<Tensor>{a, b}, optim::SGDOptions(0.1).momentum(0.9));
+    }
+    Values p = {1, 2, 3}, buf(3), m(3), v(3);
+    for (int t = 1; t <= 3; ++t) {
+      opt->zero_grad();
+      ((a * a).sum() + (b * b).sum()).backward();  // grad = 2p
+      opt->step();
+      for (size_t j = 0; j < 3; ++j) {
+        const double g = 2 * p[j];
+        if (adam) {
+          m[j] = 0.9 * m[j] + 0.1 * g;
+          v[j] = 0.999 * v[j] + 0.001 * g * g;
+          p[j] -= 0.1 * (m[j] / (1 - std::pow(0.9, t))) / (std::sqrt(v[j] / (1 - std::pow(0.999, t))) + 1e-8);
+        } else {
+          buf[j] = t == 1 ? g : 0.9 * buf[j] + g;
+          p[j] -= 0.1 * buf[j];
+        }
+      }
+      check_close(values(a), {p[0], p[1]}, 1e-6);
+      check_close(values(b), {p[2]}, 1e-12);
+    }
+    CHECK(a.scalar_type() == tg::kFloat);
+  }
+}

@@ -41,7 +41,8 @@ TEST_CASE("serialize_hostile: a file too short or a header length beyond the fil
 }
 
 TEST_CASE("serialize_hostile: malformed JSON, non-UTF-8 and deep nesting") {
-  CHECK(contains(error_of(file_bytes("[1]")), "expected the JSON header to start with '{'"));
+  CHECK(contains(error_of(file_bytes("[1]")), "expected the JSON header to start with '{', got byte 91"));
+  CHECK(contains(error_of(file_bytes("", "")), "expected the JSON header to start with '{', got an empty header"));
   CHECK(contains(error_of(file_bytes(R"({"a":)")), "JSON header byte 5: expected a JSON value, got the end"));
   CHECK(contains(error_of(file_bytes(R"({"a" 1})")), "JSON header byte 5: expected ':', got '1'"));
   CHECK(contains(error_of(file_bytes("{\"a\xC0\xAF\":1}")), "JSON header byte 3: expected UTF-8 text"));
