@@ -44,6 +44,13 @@ Tensor new_tensor_like(const char* op, const Tensor& self, std::optional<ScalarT
   return tg::empty_like(self, dtype, layout, device, pin_memory, memory_format);
 }
 
+// A factory's result after its fill: nothing else has seen its storage, so its version goes
+// back to 0 (the fill_ that wrote it bumped it), as a fresh tensor's is in LibTorch.
+Tensor fresh(Tensor result) {
+  result.unsafeGetTensorImpl()->storage()->reset_version();
+  return result;
+}
+
 }  // namespace
 
 Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
@@ -60,7 +67,7 @@ Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<La
              std::optional<Device> device, std::optional<bool> pin_memory) {
   Tensor result = new_tensor("zeros", size, dtype.value_or(default_dtype()), layout, device, pin_memory);
   result.zero_();
-  return result;
+  return fresh(result);
 }
 
 Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
@@ -68,14 +75,14 @@ Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::opti
                   std::optional<MemoryFormat> memory_format) {
   Tensor result = new_tensor_like("zeros_like", self, dtype, layout, device, pin_memory, memory_format);
   result.zero_();
-  return result;
+  return fresh(result);
 }
 
 Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
             std::optional<Device> device, std::optional<bool> pin_memory) {
   Tensor result = new_tensor("ones", size, dtype.value_or(default_dtype()), layout, device, pin_memory);
   result.fill_(1);
-  return result;
+  return fresh(result);
 }
 
 Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
@@ -83,14 +90,14 @@ Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optio
                  std::optional<MemoryFormat> memory_format) {
   Tensor result = new_tensor_like("ones_like", self, dtype, layout, device, pin_memory, memory_format);
   result.fill_(1);
-  return result;
+  return fresh(result);
 }
 
 Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Layout> layout,
             std::optional<Device> device, std::optional<bool> pin_memory) {
   Tensor result = new_tensor("full", size, dtype.value_or(dtype_of_value(fill_value)), layout, device, pin_memory);
   result.fill_(fill_value);
-  return result;
+  return fresh(result);
 }
 
 Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype,
@@ -98,7 +105,7 @@ Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<Sca
                  std::optional<MemoryFormat> memory_format) {
   Tensor result = new_tensor_like("full_like", self, dtype, layout, device, pin_memory, memory_format);
   result.fill_(fill_value);
-  return result;
+  return fresh(result);
 }
 
 Tensor arange(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Layout> layout,
@@ -120,14 +127,14 @@ Tensor arange_start_step(const Scalar& start, const Scalar& end, const Scalar& s
   const int64_t no_elements[] = {0};
   Tensor result = new_tensor("arange", no_elements, result_dtype, layout, device, pin_memory);
   tg::arange_out(result, start, end, step);
-  return result;
+  return fresh(result);
 }
 
 Tensor rand(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
             std::optional<Device> device, std::optional<bool> pin_memory) {
   Tensor result = new_tensor("rand", size, dtype.value_or(default_dtype()), layout, device, pin_memory);
   result.uniform_(0, 1);
-  return result;
+  return fresh(result);
 }
 
 Tensor rand_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
@@ -135,14 +142,14 @@ Tensor rand_like(const Tensor& self, std::optional<ScalarType> dtype, std::optio
                  std::optional<MemoryFormat> memory_format) {
   Tensor result = new_tensor_like("rand_like", self, dtype, layout, device, pin_memory, memory_format);
   result.uniform_(0, 1);
-  return result;
+  return fresh(result);
 }
 
 Tensor randn(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
              std::optional<Device> device, std::optional<bool> pin_memory) {
   Tensor result = new_tensor("randn", size, dtype.value_or(default_dtype()), layout, device, pin_memory);
   result.normal_(0, 1);
-  return result;
+  return fresh(result);
 }
 
 Tensor randn_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
@@ -150,7 +157,7 @@ Tensor randn_like(const Tensor& self, std::optional<ScalarType> dtype, std::opti
                   std::optional<MemoryFormat> memory_format) {
   Tensor result = new_tensor_like("randn_like", self, dtype, layout, device, pin_memory, memory_format);
   result.normal_(0, 1);
-  return result;
+  return fresh(result);
 }
 
 Tensor zero_(const Tensor& self) {

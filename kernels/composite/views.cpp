@@ -24,6 +24,8 @@ Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int
   impl->set_storage_offset(storage_offset);
   impl->key_set().for_each([&](DispatchKey k) { impl->remove_key(k); });
   self.key_set().for_each([&](DispatchKey k) { impl->add_key(k); });
+  TensorImpl* base = self.unsafeGetTensorImpl();
+  impl->set_view_base(IntrusivePtr<TensorImpl>(base->view_base() ? base->view_base() : base));
   return Tensor(std::move(impl));
 }
 

@@ -134,6 +134,16 @@ void set_view_of(const Tensor& view, const Tensor& base) {
   meta->grad_fn_version_ = view._version();
 }
 
+void adopt_untracked_view(const Tensor& t) {
+  TensorImpl* base = t.unsafeGetTensorImpl()->view_base();
+  if (base == nullptr) return;
+  AutogradMeta* meta = materialize_autograd_meta(t);
+  if (meta->view_ != nullptr) return;
+  meta->view_ = std::make_unique<ViewInfo>(ViewInfo{Tensor(IntrusivePtr<TensorImpl>(base)), DimVector(t.sizes()),
+                                                    DimVector(t.strides()), t.storage_offset(), false});
+  meta->grad_fn_version_ = t._version();
+}
+
 Tensor alias_without_history(const Tensor& t) {
   auto impl = make_intrusive<TensorImpl>(t.storage(), t.scalar_type(), t.sizes());
   impl->set_sizes_and_strides(t.sizes(), t.strides());

@@ -100,6 +100,11 @@ void rebase_history(const Tensor& t, Edge edge);
 // view so that a later in-place on it in grad mode raises (check_inplace).
 void set_view_of(const Tensor& view, const Tensor& base);
 
+// When t is a view (TensorImpl::view_base) that autograd has not recorded as one (its base
+// did not require grad when it was made), records it now, so that an in-place write into it
+// rebases its base's history. See Note [Views of tensors without autograd] in docs/autograd.md.
+void adopt_untracked_view(const Tensor& t);
+
 // A new tensor sharing t's storage, shape and version counter, with no autograd history.
 Tensor alias_without_history(const Tensor& t);
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "autograd/accumulate_grad.h"
+#include "autograd/anomaly_mode.h"
 #include "autograd/functions.h"
 #include "autograd/grad_mode.h"
 #include "autograd/input_buffer.h"
@@ -180,6 +181,9 @@ void evaluate_function(GraphTask& task, const std::shared_ptr<Node>& fn, InputBu
   }
   const edge_list& edges = fn->next_edges();
   validate_outputs(edges, outputs, fn->name());
+  if (AnomalyMode::is_enabled()) {
+    for (size_t i = 0; i < outputs.size(); ++i) check_gradient_is_finite(*fn, i, outputs[i]);
+  }
   if (stream.has_value() && dynamic_cast<AccumulateGrad*>(fn.get()) != nullptr) task.leaf_streams.insert(*stream);
 
   const std::optional<Stream>& producer = stream;

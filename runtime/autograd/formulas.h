@@ -44,6 +44,9 @@ Tensor mean_backward(const Tensor& grad, IntArrayRef input_sizes, OptionalIntArr
 // amax/amin: the gradient is shared evenly among the elements equal to the extremum.
 Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
 Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+// norm.ScalarOpt_dim (norm_formulas.cpp): zero where the norm is zero, as in PyTorch.
+Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& p, const Tensor& result,
+                     IntArrayRef dim, bool keepdim);
 // max.dim, topk: the gradient goes to the elements the indices selected (any number per
 // slice along dim).
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices,

@@ -22,6 +22,37 @@ void check_hook_result(const Tensor& grad, const Tensor& result, unsigned id) {
 
 uint64_t next_sequence_nr() { return sequence_nr_counter++; }
 
+// Note [Iterative graph deletion]
+// A node owns the nodes its next edges point at (shared_ptr), so dropping the last tensor of
+// a chain of N nodes would run N nested destructors and overflow the stack for long chains
+// (y = y * 1.0 a million times). As PyTorch's deleteNode does, the destructor instead moves
+// its next edges to a local stack; each node popped whose only owner is that stack gives its
+// own next edges to the stack before it is released, so it dies with no edges and its
+// destructor does not recurse. A node owned elsewhere too just loses one reference. The
+// tensors a node saves are released (by the derived destructor) before this runs; those
+// that carry history point at nodes that are also next edges, so they are not the last
+// owners either.
+Node::~Node() {
+  if (next_edges_.empty()) return;
+  std::vector<std::shared_ptr<Node>> stack;
+  const auto take_edges = [&stack](edge_list& edges) {
+    for (Edge& edge : edges) {
+      if (edge.function) stack.push_back(std::move(edge.function));
+    }
+    edges.clear();
+  };
+  take_edges(next_edges_);
+  while (!stack.empty()) {
+    std::shared_ptr<Node> node = std::move(stack.back());
+    stack.pop_back();
+    if (node.use_count() == 1) take_edges(node->next_edges_);
+  }
+}
+
+void Node::record_anomaly_metadata() {
+  anomaly_metadata_ = std::make_unique<AnomalyMetadata>(AnomalyMetadata{current_backtrace(3)});
+}
+
 Tensor run_tensor_hooks(const TensorHookList& hooks, Tensor grad) {
   if (!grad.defined()) return grad;
   for (const auto& [id, hook] : hooks.hooks) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/anomaly_mode.h"
 #include "autograd/edge.h"
 #include "autograd/tensor_hooks.h"
 #include "core/dim_vector.h"
@@ -54,10 +55,14 @@ class Node : public std::enable_shared_from_this<Node> {
  public:
   explicit Node(edge_list next_edges = {}) : Node(next_sequence_nr(), std::move(next_edges)) {}
   Node(uint64_t sequence_nr, edge_list next_edges)
-      : sequence_nr_(sequence_nr), next_edges_(std::move(next_edges)) {}
+      : sequence_nr_(sequence_nr), next_edges_(std::move(next_edges)) {
+    if (AnomalyMode::is_enabled()) record_anomaly_metadata();
+  }
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
-  virtual ~Node() = default;
+  // Frees the nodes only this one keeps alive without recursion, so that dropping a graph
+  // of any length does not overflow the stack. See Note [Iterative graph deletion].
+  virtual ~Node();
 
   // Runs the node: pre-hooks, apply(), post-hooks. Called by the engine.
   variable_list operator()(variable_list&& grads);
@@ -113,6 +118,9 @@ class Node : public std::enable_shared_from_this<Node> {
   void add_pre_hook(PreHook hook) { pre_hooks_.push_back(std::move(hook)); }
   void add_post_hook(PostHook hook) { post_hooks_.push_back(std::move(hook)); }
 
+  // Where the node was made, when it was made in anomaly mode (else nullptr).
+  const AnomalyMetadata* anomaly_metadata() const noexcept { return anomaly_metadata_.get(); }
+
   // Held by the engine while apply() runs: nodes reachable from two concurrent backward
   // passes (a shared leaf's AccumulateGrad) run one at a time.
   std::mutex& mutex() { return mutex_; }
@@ -129,6 +137,9 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<std::pair<uint32_t, std::shared_ptr<TensorHookList>>> tensor_pre_hooks_;
   std::vector<std::pair<uint32_t, RetainsGradHook>> retains_grad_hooks_;
   std::mutex mutex_;
+  std::unique_ptr<AnomalyMetadata> anomaly_metadata_;
+
+  void record_anomaly_metadata();
 };
 
 }  // namespace tg::autograd

@@ -133,6 +133,7 @@ void Tensor::remove_hook(unsigned id) const {
 }
 
 bool Tensor::is_view() const {
+  if (defined() && unsafeGetTensorImpl()->view_base() != nullptr) impl::adopt_untracked_view(*this);
   const AutogradMeta* meta = impl::get_autograd_meta(*this);
   return meta != nullptr && meta->view_ != nullptr;
 }

@@ -24,6 +24,7 @@ void skip_history(const std::shared_ptr<Node>& node) { node->add_undefined_input
 
 void check_inplace(std::string_view /*op*/, const Tensor& self, bool requires_grad) {
   if (!requires_grad || !GradMode::is_enabled()) return;
+  impl::adopt_untracked_view(self);
   const AutogradMeta* meta = impl::get_autograd_meta(self);
   if (meta != nullptr && meta->view_ != nullptr) {
     TG_CHECK(!meta->view_->created_in_no_grad,

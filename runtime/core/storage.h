@@ -31,6 +31,9 @@ class StorageImpl : public RefCounted {
 
   uint32_t version() const noexcept { return version_.load(std::memory_order_relaxed); }
   void bump_version() noexcept { version_.fetch_add(1, std::memory_order_relaxed); }
+  // Back to version 0, for a storage that only the factory filling it has seen (a fresh
+  // tensor's version is 0 in LibTorch, although the factory wrote it with fill_).
+  void reset_version() noexcept { version_.store(0, std::memory_order_relaxed); }
 
  private:
   DataPtr data_ptr_;

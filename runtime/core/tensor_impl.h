@@ -77,6 +77,13 @@ class TensorImpl : public RefCounted {
   AutogradMetaInterface* autograd_meta() const noexcept { return autograd_meta_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> meta) noexcept { autograd_meta_ = std::move(meta); }
 
+  // The tensor this one is a view of (the root: never itself a view), or null. Set by the
+  // view kernels for every view, also of tensors without autograd, so that an in-place write
+  // into such a view can still rebase its base's history. See Note [Views of tensors
+  // without autograd] in docs/autograd.md.
+  TensorImpl* view_base() const noexcept { return view_base_.get(); }
+  void set_view_base(IntrusivePtr<TensorImpl> base) noexcept { view_base_ = std::move(base); }
+
   void add_key(DispatchKey k) noexcept { key_set_ = key_set_.add(k); }
   void remove_key(DispatchKey k) noexcept { key_set_ = key_set_.remove(k); }
 
@@ -92,6 +99,7 @@ class TensorImpl : public RefCounted {
   bool is_wrapped_number_ = false;
   DispatchKeySet key_set_;
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  IntrusivePtr<TensorImpl> view_base_;
 };
 
 // Contiguous (row-major) strides for a shape.

@@ -1,5 +1,6 @@
 #include "ops/tensor_from_values.h"
 
+#include "ops/factory_options.h"
 #include "ops/scalar_tensor.h"
 #include "tensorgen/ops.h"
 
@@ -30,7 +31,8 @@ Tensor tensor(ArrayRef<T> values, const TensorOptions& options) {
   Tensor cpu = make_empty_tensor({static_cast<int64_t>(values.size())}, dtype, Device(kCPU));
   char* data = static_cast<char*>(cpu.data_ptr());
   for (size_t i = 0; i < values.size(); ++i) store_scalar(data + i * element_size(dtype), dtype, Scalar(values[i]));
-  return options.device().is_cpu() ? cpu : cpu.to(TensorOptions().device(options.device()));
+  Tensor result = options.device().is_cpu() ? cpu : cpu.to(TensorOptions().device(options.device()));
+  return apply_requires_grad_option("tensor", std::move(result), options);
 }
 
 #define TG_INSTANTIATE_TENSOR(ctype, name, str) template Tensor tensor<ctype>(ArrayRef<ctype>, const TensorOptions&);
@@ -71,7 +73,7 @@ Tensor blob_tensor(void* data, IntArrayRef sizes, std::optional<IntArrayRef> str
                    strides->size());
     impl->set_sizes_and_strides(sizes, *strides);
   }
-  return Tensor(std::move(impl));
+  return apply_requires_grad_option("from_blob", Tensor(std::move(impl)), options);
 }
 
 }  // namespace
@@ -86,6 +88,51 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const Tenso
 
 Tensor from_blob(void* data, IntArrayRef sizes, std::function<void(void*)> deleter, const TensorOptions& options) {
   return blob_tensor(data, sizes, std::nullopt, std::move(deleter), options);
+}
+
+TensorData::TensorData(std::initializer_list<TensorData> list) : is_list_(true), elements_(list) {
+  if (elements_.empty()) {
+    sizes_ = {0};
+    dtype_ = default_dtype();
+    return;
+  }
+  const TensorData& first = elements_.front();
+  sizes_ = {static_cast<int64_t>(elements_.size())};
+  sizes_.insert(sizes_.end(), first.sizes_.begin(), first.sizes_.end());
+  dtype_ = first.dtype_;
+  for (size_t i = 1; i < elements_.size(); ++i) {
+    const TensorData& element = elements_[i];
+    TG_CHECK_VALUE(element.sizes_ == first.sizes_, "[tensor] Expected all sub-lists to have sizes: ",
+                   IntArrayRef(first.sizes_), " (e.g. ", first, "), but got sub-list ", element,
+                   " with sizes: ", IntArrayRef(element.sizes_));
+    // Mixed scalars promote as LibTorch's braced lists do: bool < integral < floating.
+    dtype_ = promote_types(dtype_, element.dtype_);
+  }
+}
+
+void TensorData::fill(char* data, ScalarType dtype, int64_t& position) const {
+  if (!is_list_) {
+    store_scalar(data + position * static_cast<int64_t>(element_size(dtype)), dtype, scalar_);
+    ++position;
+    return;
+  }
+  for (const TensorData& element : elements_) element.fill(data, dtype, position);
+}
+
+std::ostream& operator<<(std::ostream& stream, const TensorData& data) {
+  if (!data.is_list_) return stream << data.scalar_;
+  stream << '{';
+  for (size_t i = 0; i < data.elements_.size(); ++i) stream << (i ? ", " : "") << data.elements_[i];
+  return stream << '}';
+}
+
+Tensor tensor(const TensorData& data, const TensorOptions& options) {
+  const ScalarType dtype = options.dtype_opt().value_or(data.dtype());
+  Tensor cpu = make_empty_tensor(data.sizes(), dtype, Device(kCPU));
+  int64_t position = 0;
+  data.fill(static_cast<char*>(cpu.data_ptr()), dtype, position);
+  Tensor result = options.device().is_cpu() ? cpu : cpu.to(TensorOptions().device(options.device()));
+  return apply_requires_grad_option("tensor", std::move(result), options);
 }
 
 }  // namespace tg
