@@ -18,3 +18,6 @@
 #include "dispatch/library.h"
 #include "dispatch/schema_parser.h"
 #include "tensorgen/ops.h"
+// Forward-mode AD and the function transforms (h19).
+#include "autograd/forward_ad.h"
+#include "functorch/transforms.h"
