@@ -34,6 +34,7 @@ def parse_derivatives(value: Any, loc: Location, path: str, func: FunctionSchema
     forward: list[Derivative] = []
     output_differentiability = None
     forward_not_implemented = None
+    errors_before = len(errors)
     first_line: dict[str, int] = {}
     for key, formula in mapping.items():
         key_loc = Location(path, mapping.line_of(key))
@@ -64,8 +65,9 @@ def parse_derivatives(value: Any, loc: Location, path: str, func: FunctionSchema
             (backward if is_backward else forward).append(derivative)
     derivatives = Derivatives(tuple(backward), tuple(forward), output_differentiability, loc,
                               forward_not_implemented)
-    with errors.collecting():
-        _check_forward_rules(derivatives, loc, func)
+    if len(errors) == errors_before:  # a mistake above already explains the entry
+        with errors.collecting():
+            _check_forward_rules(derivatives, loc, func)
     return derivatives
 
 
