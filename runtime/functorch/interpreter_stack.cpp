@@ -33,6 +33,14 @@ int64_t depth(TransformType type) {
   return n;
 }
 
+std::vector<Interpreter> live_vmaps() {
+  std::vector<Interpreter> out;
+  for (const Interpreter& i : tls_stack) {
+    if (i.type == TransformType::Vmap) out.push_back(i);
+  }
+  return out;
+}
+
 InterpreterGuard::InterpreterGuard(TransformType type, int64_t batch_size) : level_(next_level.fetch_add(1)) {
   tls_stack.push_back({type, level_, batch_size});
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 namespace tg::functorch {
 
@@ -23,6 +24,8 @@ struct Interpreter {
 const Interpreter* find_interpreter(int64_t level);
 // How many transforms of `type` are running on this thread.
 int64_t depth(TransformType type);
+// The running vmaps, outermost (lowest level) first.
+std::vector<Interpreter> live_vmaps();
 
 // RAII: pushes an interpreter for the lifetime of a transform's call.
 class InterpreterGuard {

@@ -1,5 +1,7 @@
 #include "functorch/transforms.h"
 
+#include <algorithm>
+
 #include "Functions.h"
 #include "TensorMethods.h"
 #include "autograd/autograd.h"
@@ -15,49 +17,83 @@ namespace {
 
 using functorch::BatchedTensorImpl;
 
-// The BatchedTensor wrappers around a tensor, outermost first, and the plain tensor inside.
 // See Note [Transforms over BatchedTensors] in docs/transforms.md: grad, vjp and jvp work on
-// the plain tensor, so that a gradient taken inside vmap is one backward pass for the batch.
-struct Chain {
-  std::vector<std::pair<int64_t, int64_t>> wrappers;  // (level, bdim)
+// the plain tensor inside the BatchedTensor wrappers, so that a gradient taken inside vmap is
+// one backward pass for the whole batch. Lifted is that plain tensor with every batch dim in
+// front, in ascending level order, and the levels.
+struct Lifted {
   Tensor base;
+  std::vector<int64_t> levels;  // levels[i] is the vmap of base's dim i
 };
 
-Chain peel(const Tensor& t) {
-  Chain c;
-  c.base = t;
-  while (const BatchedTensorImpl* b = functorch::maybe_batched(c.base)) {
-    c.wrappers.emplace_back(b->level(), b->bdim());
-    c.base = b->value();
+// Peels every wrapper of t, moving each batch dim to the front; then sorts the front dims by level.
+Lifted peel_all(const Tensor& t) {
+  Lifted out{t, {}};
+  while (const BatchedTensorImpl* b = functorch::maybe_batched(out.base)) {
+    out.levels.insert(out.levels.begin(), b->level());
+    out.base = functorch::move_dim(b->value(), b->bdim(), 0);
   }
-  return c;
+  return out;
 }
 
-Tensor rewrap(Tensor base, const Chain& c) {
-  for (auto it = c.wrappers.rbegin(); it != c.wrappers.rend(); ++it) base = functorch::make_batched(base, it->second, it->first);
-  return base;
+Lifted sorted(Lifted l) {
+  const size_t k = l.levels.size();
+  std::vector<size_t> order(k);
+  for (size_t i = 0; i < k; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return l.levels[a] < l.levels[b]; });
+  std::vector<int64_t> perm;
+  std::vector<int64_t> levels;
+  for (size_t i : order) {
+    perm.push_back(static_cast<int64_t>(i));
+    levels.push_back(l.levels[i]);
+  }
+  for (int64_t d = static_cast<int64_t>(k); d < l.base.dim(); ++d) perm.push_back(d);
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i) identity &= perm[i] == static_cast<int64_t>(i);
+  return {identity ? l.base : l.base.permute(perm), levels};
 }
 
-// `v`, shaped like the logical tensor whose wrappers are `c`, laid out like c.base: batched
-// where v is batched at the same level, broadcast over the batch where it is not.
-Tensor to_base_layout(Tensor v, const Chain& c, const Tensor& base) {
-  for (const auto& [level, bdim] : c.wrappers) {
-    std::optional<Tensor> p = functorch::physical_at(v, level);
-    if (p) {
-      v = functorch::move_dim(*p, 0, bdim);
+// t as a plain tensor batched (broadcast where t is not) over every running vmap.
+Lifted lift(const Tensor& t) {
+  Lifted l = peel_all(t);
+  for (const functorch::Interpreter& vmap : functorch::live_vmaps()) {
+    if (std::find(l.levels.begin(), l.levels.end(), vmap.level) != l.levels.end()) continue;
+    std::vector<int64_t> sizes{vmap.batch_size};
+    sizes.insert(sizes.end(), l.base.sizes().begin(), l.base.sizes().end());
+    l.base = l.base.unsqueeze(0).expand(sizes);
+    l.levels.insert(l.levels.begin(), vmap.level);
+  }
+  return sorted(std::move(l));
+}
+
+// The inverse of lift: base's front dims become BatchedTensor wrappers of `levels`, the
+// highest level outermost (base may itself be batched, at levels of transforms inside).
+Tensor lower(const Tensor& base, const std::vector<int64_t>& levels) {
+  Lifted inner = peel_all(base);
+  inner.levels.insert(inner.levels.end(), levels.begin(), levels.end());
+  Lifted all = sorted(std::move(inner));
+  Tensor out = all.base;
+  for (int64_t level : all.levels) out = functorch::make_batched(out, 0, level);
+  return out;
+}
+
+// `v`, shaped like the logical tensor lifted as `l`, laid out like l.base: batched where v is
+// batched at the same level, broadcast where it is not.
+Tensor to_base_layout(Tensor v, const Lifted& l) {
+  for (auto it = l.levels.rbegin(); it != l.levels.rend(); ++it) {
+    if (std::optional<Tensor> p = functorch::physical_at(v, *it)) {
+      v = *p;
     } else {
-      v = v.unsqueeze(bdim);
+      v = v.unsqueeze(0);
     }
   }
-  return v.sizes() == base.sizes() ? v : v.expand(base.sizes());
+  return v.sizes() == l.base.sizes() ? v : v.expand(l.base.sizes());
 }
 
-void check_output_levels(const Chain& out, const std::vector<Chain>& inputs, const char* transform) {
-  for (const auto& [level, bdim] : out.wrappers) {
+void check_output_levels(const Lifted& out, const std::vector<Lifted>& inputs, const char* transform) {
+  for (int64_t level : out.levels) {
     bool found = false;
-    for (const Chain& c : inputs) {
-      for (const auto& w : c.wrappers) found |= w.first == level;
-    }
+    for (const Lifted& c : inputs) found |= std::find(c.levels.begin(), c.levels.end(), level) != c.levels.end();
     TG_CHECK(found, "[", transform, "] the function's output is batched over a vmap (level ", level,
              ") that its differentiated inputs are not: it reads a tensor batched by an enclosing vmap "
              "without being given it. Pass that tensor as an input of the transformed function");
@@ -99,49 +135,48 @@ std::pair<Tensor, Tensor> grad_and_value(const TensorFn& f, std::vector<Tensor> 
   TG_CHECK(argnum >= 0 && argnum < static_cast<int64_t>(args.size()), "[grad] argnum ", argnum,
            " out of range for a function of ", args.size(), " arguments");
   functorch::InterpreterGuard guard(functorch::TransformType::Grad);
-  Chain chain = peel(args[static_cast<size_t>(argnum)]);
-  const bool outer = need_graph({chain.base});
-  Tensor leaf = differentiable_alias(chain.base);
-  args[static_cast<size_t>(argnum)] = rewrap(leaf, chain);
+  Lifted input = lift(args[static_cast<size_t>(argnum)]);
+  const bool outer = need_graph({input.base});
+  Tensor leaf = differentiable_alias(input.base);
+  args[static_cast<size_t>(argnum)] = lower(leaf, input.levels);
   Tensor out = f(args);
   TG_CHECK(out.defined() && out.numel() == 1, "[grad] expected the function to return a tensor of one element, got ",
            out.defined() ? out.sizes() : IntArrayRef{});
-  Chain out_chain = peel(out);
-  check_output_levels(out_chain, {chain}, "grad");
+  Lifted output = peel_all(out);
+  check_output_levels(output, {input}, "grad");
   Tensor g;
-  if (out_chain.base.requires_grad()) {
-    g = autograd::grad({out_chain.base}, {leaf}, {tg::ones_like(out_chain.base)}, outer, outer, true)[0];
+  if (output.base.requires_grad()) {
+    g = autograd::grad({output.base}, {leaf}, {tg::ones_like(output.base)}, outer, outer, true)[0];
   }
   if (!g.defined()) g = tg::zeros_like(leaf);
-  return {rewrap(g, chain), out};
+  return {lower(g, input.levels), out};
 }
 
 VjpResult vjp(const TensorFn& f, std::vector<Tensor> primals) {
   functorch::InterpreterGuard guard(functorch::TransformType::Grad);
-  std::vector<Chain> chains;
+  std::vector<Lifted> inputs;
   std::vector<Tensor> leaves;
   std::vector<Tensor> bases;
   for (Tensor& p : primals) {
-    chains.push_back(peel(p));
-    bases.push_back(chains.back().base);
-    leaves.push_back(differentiable_alias(chains.back().base));
-    p = rewrap(leaves.back(), chains.back());
+    inputs.push_back(lift(p));
+    bases.push_back(inputs.back().base);
+    leaves.push_back(differentiable_alias(inputs.back().base));
+    p = lower(leaves.back(), inputs.back().levels);
   }
   const bool outer = need_graph(bases);
   Tensor out = f(primals);
-  Chain out_chain = peel(out);
-  check_output_levels(out_chain, chains, "vjp");
-  auto fn = [leaves, chains, out_chain, outer, sizes = out.sizes().vec()](const Tensor& v) {
+  Lifted output = sorted(peel_all(out));
+  check_output_levels(output, inputs, "vjp");
+  auto fn = [leaves, inputs, output, outer, sizes = out.sizes().vec()](const Tensor& v) {
     TG_CHECK(v.defined() && v.sizes() == IntArrayRef(sizes), "[vjp] expected a cotangent of the output's shape ",
              IntArrayRef(sizes), ", got ", v.defined() ? v.sizes() : IntArrayRef{});
     std::vector<Tensor> grads(leaves.size());
-    if (out_chain.base.requires_grad()) {
-      Tensor cotangent = to_base_layout(v, out_chain, out_chain.base);
-      grads = autograd::grad({out_chain.base}, leaves, {cotangent}, true, outer, true);
+    if (output.base.requires_grad()) {
+      grads = autograd::grad({output.base}, leaves, {to_base_layout(v, output)}, true, outer, true);
     }
     for (size_t i = 0; i < grads.size(); ++i) {
       if (!grads[i].defined()) grads[i] = tg::zeros_like(leaves[i]);
-      grads[i] = rewrap(grads[i], chains[i]);
+      grads[i] = lower(grads[i], inputs[i].levels);
     }
     return grads;
   };
@@ -153,24 +188,25 @@ std::pair<Tensor, Tensor> jvp(const TensorFn& f, std::vector<Tensor> primals, st
            " tangents for ", primals.size(), " primals");
   functorch::InterpreterGuard guard(functorch::TransformType::Jvp);
   autograd::forward_ad::dual_level level;
-  std::vector<Chain> chains;
+  std::vector<Lifted> inputs;
   for (size_t i = 0; i < primals.size(); ++i) {
     TG_CHECK(tangents[i].defined() && tangents[i].sizes() == primals[i].sizes(), "[jvp] expected tangent ", i,
              " of the primal's shape ", primals[i].sizes(), ", got ",
              tangents[i].defined() ? tangents[i].sizes() : IntArrayRef{});
-    chains.push_back(peel(primals[i]));
-    const Tensor& base = chains.back().base;
-    Tensor tangent = to_base_layout(tangents[i], chains.back(), base);
+    inputs.push_back(lift(primals[i]));
+    const Tensor& base = inputs.back().base;
+    Tensor tangent = lift(tangents[i]).base;
+    if (tangent.sizes() != base.sizes()) tangent = tangent.expand(base.sizes());
     if (tangent.scalar_type() != base.scalar_type()) tangent = tangent.to(base.scalar_type());
-    primals[i] = rewrap(autograd::forward_ad::make_dual(base, tangent, level.level()), chains.back());
+    primals[i] = lower(autograd::forward_ad::make_dual(base, tangent, level.level()), inputs.back().levels);
   }
   Tensor out = f(primals);
-  Chain out_chain = peel(out);
-  check_output_levels(out_chain, chains, "jvp");
-  auto unpacked = autograd::forward_ad::unpack_dual(out_chain.base, level.level());
+  Lifted output = sorted(peel_all(out));
+  check_output_levels(output, inputs, "jvp");
+  auto unpacked = autograd::forward_ad::unpack_dual(output.base, level.level());
   Tensor tangent = unpacked.tangent.defined() ? unpacked.tangent : tg::zeros_like(unpacked.primal);
   // Reading the primal through unpack_dual drops this level's tangent from what escapes.
-  return {rewrap(unpacked.primal, out_chain), rewrap(tangent, out_chain)};
+  return {lower(unpacked.primal, output.levels), lower(tangent, output.levels)};
 }
 
 Tensor jacrev(const TensorFn& f, std::vector<Tensor> args, int64_t argnum) {
@@ -259,6 +295,7 @@ Tensor vmap(const TensorFn& f, std::vector<Tensor> args, const std::vector<std::
   TG_CHECK(out_dim >= -out_rank && out_dim < out_rank, "[vmap] out_dims ", out_dim,
            " is out of range for an output of ", out_rank, " dims (batch dim included)");
   const int64_t where = out_dim < 0 ? out_dim + out_rank : out_dim;
+  out = lower(out, {});  // canonical: this level's wrapper outermost, if it has one
   if (std::optional<Tensor> p = functorch::physical_at(out, guard.level())) return functorch::move_dim(*p, 0, where);
   // An output that does not depend on the mapped inputs: the same for every sample.
   std::vector<int64_t> sizes = out.sizes().vec();

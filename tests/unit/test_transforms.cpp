@@ -152,6 +152,19 @@ TEST_CASE("func::vmap(grad(f)) gives per-sample gradients equal to a loop of gra
   for (int64_t i = 0; i < 6; ++i) CHECK(max_diff(per_sample.select(0, i), func::grad(f)(xs.select(0, i))) < 1e-12);
 }
 
+TEST_CASE("func::vmap(grad) over data gives per-sample gradients of an unbatched weight") {
+  Tensor xs = tg::randn({5, 4}, f64()), w = tg::randn({4, 3}, f64());
+  auto loss = [](const Tensor& x, const Tensor& weight) {
+    Tensor y = tg::tanh(x.unsqueeze(0).mm(weight));
+    return (y * y).sum();
+  };
+  func::reset_vmap_fallbacks();
+  Tensor grads = func::vmap(func::grad(loss, 1), {0, std::nullopt})(xs, w);
+  CHECK(func::vmap_fallback_count() == 0);
+  REQUIRE(grads.sizes() == tg::IntArrayRef({5, 4, 3}));
+  for (int64_t i = 0; i < 5; ++i) CHECK(max_diff(grads.select(0, i), func::grad(loss, 1)(xs.select(0, i), w)) < 1e-12);
+}
+
 TEST_CASE("func::vmap counts the loop fallback of an operator without a batching rule") {
   func::reset_vmap_fallbacks();
   Tensor xs = tg::randn({3, 4}, f64());
