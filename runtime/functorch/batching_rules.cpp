@@ -13,10 +13,18 @@
 namespace tg::functorch {
 namespace {
 
-// Guards fallback_counts_ and reduce_all_targets_.
-std::mutex registry_mutex;
-std::map<std::string, int64_t> fallback_counts_;
-std::unordered_map<std::string, std::string> reduce_all_targets_;
+// Function-local statics: the generated registration fills them during static
+// initialization, possibly before this file's globals would be constructed.
+struct Registry {
+  std::mutex mutex;  // guards both maps
+  std::map<std::string, int64_t> fallback_counts;
+  std::unordered_map<std::string, std::string> reduce_all_targets;
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
 
 Tensor pad_after_batch(Tensor physical, int64_t logical_rank) {
   while (physical.dim() - 1 < logical_rank) physical = physical.unsqueeze(1);
@@ -73,7 +81,16 @@ void batch_rule_dims(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) 
     return batch_fallback(op, ks, stack);
   }
   const int64_t rank = logical_rank(self);
-  const bool is_unsqueeze = f.schema.name == "tg::unsqueeze" || f.schema.name == "unsqueeze";
+  // Dims index the operand, except where they index something of another rank: unsqueeze's
+  // output, a backward's `input_sizes`.
+  int64_t dims_rank = rank;
+  if (f.schema.name == "tg::unsqueeze" || f.schema.name == "unsqueeze") dims_rank = rank + 1;
+  for (size_t i = 0; i < f.args.size(); ++i) {
+    if (f.schema.arguments[i].name == "input_sizes" && f.args[i].isIntList()) {
+      dims_rank = static_cast<int64_t>(f.args[i].toIntList().size());
+    }
+  }
+  const bool is_view = f.schema.name == "tg::view" || f.schema.name == "view";
   std::vector<IValue> args = f.args;
   for (size_t i = 0; i < args.size(); ++i) {
     const Argument& arg = f.schema.arguments[i];
@@ -89,7 +106,7 @@ void batch_rule_dims(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) 
         return batch_fallback(op, ks, stack);  // a batched operand of another rank
       }
     } else if (a.isInt() && is_dim_name(arg.name)) {
-      a = wrap(a.toInt(), is_unsqueeze ? rank + 1 : rank, f) + 1;
+      a = wrap(a.toInt(), dims_rank, f) + 1;
     } else if (arg.name == "dim" && (a.isIntList() || a.isNone()) && arg.type.is_list) {
       std::vector<int64_t> dims;
       if (a.isNone() || a.toIntList().empty()) {
@@ -111,6 +128,12 @@ void batch_rule_dims(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) 
       if (args[first].isTensor() && static_cast<int64_t>(given.size()) > rank && arg.name == "size") {
         args[first] = pad_after_batch(args[first].toTensor(), static_cast<int64_t>(given.size()));
       }
+      // A batch dim moved to the front from elsewhere leaves the physical tensor
+      // non-contiguous, where view with the batch in front cannot apply: view a contiguous
+      // copy (the values are right; writes through this view do not reach the input).
+      if (is_view && args[first].isTensor() && !args[first].toTensor().is_contiguous()) {
+        args[first] = args[first].toTensor().contiguous();
+      }
     } else if (arg.name == "dim" && a.isNone()) {
       Stack s = f.args;
       for (IValue& v : s) stack->push_back(std::move(v));
@@ -128,9 +151,9 @@ void batch_rule_dims(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) 
 void batch_rule_reduce_all(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) {
   std::string via;
   {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    auto it = reduce_all_targets_.find(op.operator_name().str());
-    if (it != reduce_all_targets_.end()) via = it->second;
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    auto it = registry().reduce_all_targets.find(op.operator_name().str());
+    if (it != registry().reduce_all_targets.end()) via = it->second;
   }
   if (via.empty()) return batch_fallback(op, ks, stack);
   BatchFrame f(op, stack);
@@ -191,8 +214,8 @@ void batch_fallback(const OperatorHandle& op, DispatchKeySet, Stack* stack) {
   BatchFrame f(op, stack);
   if (f.is_inplace()) f.check_inplace_self();
   {
-    std::lock_guard<std::mutex> lock(registry_mutex);
-    ++fallback_counts_[f.name()];
+    std::lock_guard<std::mutex> lock(registry().mutex);
+    ++registry().fallback_counts[f.name()];
   }
   // Each batched argument's physical value, batch dim in front.
   std::vector<std::optional<Tensor>> physical(f.args.size());
@@ -237,13 +260,13 @@ void batch_fallback(const OperatorHandle& op, DispatchKeySet, Stack* stack) {
 }
 
 void declare_reduce_all(std::string_view op, std::string_view via) {
-  std::lock_guard<std::mutex> lock(registry_mutex);
-  reduce_all_targets_["tg::" + std::string(op)] = "tg::" + std::string(via);
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  registry().reduce_all_targets["tg::" + std::string(op)] = "tg::" + std::string(via);
 }
 
 std::map<std::string, int64_t> fallback_counts() {
-  std::lock_guard<std::mutex> lock(registry_mutex);
-  return fallback_counts_;
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  return registry().fallback_counts;
 }
 
 int64_t total_fallbacks() {
@@ -253,8 +276,8 @@ int64_t total_fallbacks() {
 }
 
 void reset_fallback_counts() {
-  std::lock_guard<std::mutex> lock(registry_mutex);
-  fallback_counts_.clear();
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  registry().fallback_counts.clear();
 }
 
 }  // namespace tg::functorch
