@@ -127,7 +127,9 @@ bool has_tangent(uint64_t level, TensorList list) {
 Tensor tangent_or_zeros(const Tensor& t, uint64_t level) {
   if (!t.defined()) return Tensor();
   Tensor value = tangent(t, level);
-  return value.defined() ? value : tg::zeros_like(t);
+  if (value.defined()) return value;
+  // A zero that takes no memory (stride 0): formulas only read it.
+  return tg::zeros({}, TensorOptions().dtype(t.scalar_type()).device(t.device())).expand(t.sizes());
 }
 
 std::optional<Tensor> tangent_or_zeros(const std::optional<Tensor>& t, uint64_t level) {

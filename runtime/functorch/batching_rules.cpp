@@ -80,11 +80,17 @@ void batch_rule_dims(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) 
     for (IValue& v : s) stack->push_back(std::move(v));
     return batch_fallback(op, ks, stack);
   }
-  const int64_t rank = logical_rank(self);
+  // A 0-dim sample takes dim 0 or -1 as if it had one dim: give it that dim (size 1), and take
+  // it off the outputs again.
+  bool has_dim = false;
+  for (const Argument& arg : f.schema.arguments) has_dim |= is_dim_name(arg.name) || arg.name == "dims";
+  const bool is_unsqueeze = f.schema.name == "tg::unsqueeze" || f.schema.name == "unsqueeze";
+  const bool scalar_sample = logical_rank(self) == 0 && has_dim && !is_unsqueeze;
+  const int64_t rank = scalar_sample ? 1 : logical_rank(self);
   // Dims index the operand, except where they index something of another rank: unsqueeze's
   // output, a backward's `input_sizes`.
   int64_t dims_rank = rank;
-  if (f.schema.name == "tg::unsqueeze" || f.schema.name == "unsqueeze") dims_rank = rank + 1;
+  if (is_unsqueeze) dims_rank = rank + 1;
   for (size_t i = 0; i < f.args.size(); ++i) {
     if (f.schema.arguments[i].name == "input_sizes" && f.args[i].isIntList()) {
       dims_rank = static_cast<int64_t>(f.args[i].toIntList().size());
@@ -98,8 +104,9 @@ void batch_rule_dims(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) 
     if (a.isTensor() && a.toTensor().defined()) {
       const Tensor& t = a.toTensor();
       std::optional<Tensor> p = physical_at(t, f.level);
-      if (logical_rank(t) == rank) {
+      if (logical_rank(t) == logical_rank(self)) {
         a = batched_front(t, f.level, f.batch_size);
+        if (scalar_sample) a = a.toTensor().unsqueeze(1);
       } else if (p) {
         Stack s = f.args;
         for (IValue& v : s) stack->push_back(std::move(v));
@@ -145,6 +152,11 @@ void batch_rule_dims(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) 
     stack->push_back(f.args[0]);
     return;
   }
+  if (scalar_sample) {
+    for (IValue& v : out) {
+      if (v.isTensor() && v.toTensor().defined() && v.toTensor().dim() > 1) v = v.toTensor().squeeze(1);
+    }
+  }
   f.push_batched(stack, std::move(out));
 }
 
@@ -181,7 +193,11 @@ void batch_rule_cat(const OperatorHandle& op, DispatchKeySet, Stack* stack) {
   std::vector<Tensor> tensors;
   int64_t rank = 0;
   for (const Tensor& t : f.args[0].toTensorList()) rank = std::max(rank, logical_rank(t));
-  for (const Tensor& t : f.args[0].toTensorList()) tensors.push_back(batched_front(t, f.level, f.batch_size));
+  for (const Tensor& t : f.args[0].toTensorList()) {
+    // cat skips 1-D empty tensors (legacy behaviour); with a batch dim they would not be.
+    if (rank > 1 && logical_rank(t) == 1 && t.size(0) == 0) continue;
+    tensors.push_back(batched_front(t, f.level, f.batch_size));
+  }
   args[0] = tensors;
   const bool is_stack = f.schema.name == "tg::stack" || f.schema.name == "stack";
   args[1] = wrap(args[1].toInt(), is_stack ? rank + 1 : rank, f) + 1;
@@ -192,9 +208,14 @@ void batch_rule_loss(const OperatorHandle& op, DispatchKeySet, Stack* stack) {
   BatchFrame f(op, stack);
   std::vector<IValue> args = f.args;
   int64_t reduction = Reduction::Mean;
+  int64_t rank = 0;
+  for (const IValue& a : f.args) {
+    if (a.isTensor()) rank = std::max(rank, logical_rank(a.toTensor()));
+  }
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i].isTensor()) {
-      args[i] = batched_front(args[i].toTensor(), f.level, f.batch_size);
+      // As pointwise: the operands broadcast against each other per sample.
+      if (std::optional<Tensor> p = physical_at(args[i].toTensor(), f.level)) args[i] = pad_after_batch(*p, rank);
     } else if (f.schema.arguments[i].name == "reduction") {
       reduction = args[i].toInt();
       args[i] = static_cast<int64_t>(Reduction::None);

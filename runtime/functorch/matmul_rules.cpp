@@ -19,6 +19,13 @@ Tensor batched_mm(const BatchFrame& f, const Tensor& a, const Tensor& b) {
     const int64_t n = pa->size(1), k = pa->size(2);
     return pa->reshape({f.batch_size * n, k}).mm(b).reshape({f.batch_size, n, b.size(1)});
   }
+  if (pb && !pa) {
+    // [n, k] @ [B, k, m]: one mm against the batch laid side by side (a stays unexpanded,
+    // which matters in backward passes, where `a` is a weight and the batch a basis).
+    const int64_t k = pb->size(1), m = pb->size(2);
+    Tensor side_by_side = pb->permute({1, 0, 2}).reshape({k, f.batch_size * m});
+    return a.mm(side_by_side).reshape({a.size(0), f.batch_size, m}).permute({1, 0, 2});
+  }
   return tg::bmm(batched_front(a, f.level, f.batch_size), batched_front(b, f.level, f.batch_size));
 }
 
