@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from codegen import cpp_api, cpp_types
+from codegen.forward_ad import ForwardRule, forward_rule
 from codegen.errors import SchemaError, SchemaErrors
 from codegen.model import Argument, DerivativeKind, NativeFunction, SchemaKind
 from codegen.registry import Registry
@@ -132,6 +133,7 @@ class AutogradKernel:
     inplace: bool
     is_view: bool
     output_differentiable: tuple[bool, ...]
+    forward: Optional[ForwardRule] = None  # record kernels: the tangent rule (forward mode)
 
     @property
     def wrapper_name(self) -> str:
@@ -365,8 +367,13 @@ def autograd_kernels(registry: Registry) -> list[AutogradKernel]:
         node_name = names.get(source.full_name) or f"{_camel(f.func.root_name)}Backward"
         node = BackwardNode(node_name, source.full_name, tuple(builder.saved.values()), tuple(formulas),
                             len(diff_inputs), n_returns, node_inputs)
+        try:
+            forward = forward_rule(f, source, tuple(diff_inputs), inplace)
+        except SchemaError as error:
+            errors.append(error)
+            forward = None
         kernels.append(AutogradKernel(op, "record", tuple(diff_inputs), node, inplace, _is_view(f),
-                                      tuple(output_differentiable)))
+                                      tuple(output_differentiable), forward))
     if errors:
         raise SchemaErrors(errors)
     return kernels

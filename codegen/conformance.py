@@ -357,9 +357,30 @@ def _differentiable(f: NativeFunction, functional: Optional[NativeFunction]) -> 
     return set()
 
 
+def _forward_rule_status(f: NativeFunction, functional: Optional[NativeFunction],
+                         differentiable: set[str]) -> tuple[bool, str]:
+    """Whether the transform checks (forward_ad, fwd_bwd_consistency, vmap) run, or why not."""
+    if f.kind == SchemaKind.out:
+        return False, "out= overloads do not propagate tangents"
+    if "CompositeImplicitAutograd" in f.dispatch:
+        return False, "a decomposition: the overloads it calls carry the forward rules"
+    derivatives = f.derivatives or (functional.derivatives if functional is not None
+                                    and f.kind == SchemaKind.inplace else None)
+    if derivatives is None:
+        return False, "no derivatives"
+    if derivatives.forward_not_implemented is not None:
+        return False, f"forward: not_implemented ({derivatives.forward_not_implemented})"
+    if not derivatives.forward or not differentiable:
+        return False, "no differentiable input"
+    if any(d.kind == DerivativeKind.not_implemented for d in derivatives.forward):
+        return False, "forward: not_implemented"
+    return True, ""
+
+
 def _checks(f: NativeFunction, hints: Optional[ConformanceHints], *, has_variants: bool,
             differentiable: set[str], has_errors: bool, has_dtype_axis: bool,
-            has_tensor: bool, runs_on_cuda: bool) -> tuple[CheckPlan, ...]:
+            has_tensor: bool, runs_on_cuda: bool,
+            forward: tuple[bool, str] = (False, "")) -> tuple[CheckPlan, ...]:
     kind = f.kind
     self_argument = f.func.argument("self")
     list_self = self_argument is not None and self_argument.type.is_tensor_list
@@ -379,11 +400,15 @@ def _checks(f: NativeFunction, hints: Optional[ConformanceHints], *, has_variant
         "gradcheck": (kind != SchemaKind.out and bool(differentiable),
                       "out= overloads do not support autograd" if kind == SchemaKind.out
                       else "no differentiable input"),
-        "forward_ad": (False, "no forward-mode formula (the runtime has no forward-mode AD yet)"),
+        "forward_ad": forward,
         "cpu_cuda": (runs_on_cuda, "no CUDA kernel declared"),
         "errors": (has_errors, "no shapes, dims or sizes to get wrong"),
     }
     applies["gradgradcheck"] = applies["gradcheck"]
+    applies["fwd_bwd_consistency"] = forward
+    applies["vmap"] = forward
+    if forward[0] and "nondeterministic_seeded" in f.tags:
+        applies["vmap"] = (False, "random: a vmapped call draws other values than a loop of calls")
     skips = hints.skip if hints is not None else {}
     plans = []
     for check in CONFORMANCE_CHECKS:
@@ -471,7 +496,8 @@ def plan_overload(f: NativeFunction, order: int, registry: Registry,
                                         or "CompositeExplicitAutograd" in f.dispatch))
     checks = _checks(f, hints, has_variants=bool(method or inplace_call or out_call),
                      differentiable=differentiable, has_errors=bool(errors),
-                     has_dtype_axis=has_dtype_axis, has_tensor=has_tensor, runs_on_cuda=runs_on_cuda)
+                     has_dtype_axis=has_dtype_axis, has_tensor=has_tensor, runs_on_cuda=runs_on_cuda,
+                     forward=_forward_rule_status(f, functional, differentiable))
 
     reference_locals = tuple((i, a.name) for i, a in enumerate(non_out)
                              if a.type.base in REFERENCE_TYPES and not a.type.is_list)

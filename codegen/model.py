@@ -36,8 +36,8 @@ DEVICE_CHECKS = ("ExactSame", "NoCheck")
 DTYPES = ("float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
           "uint8", "bool")
 CONFORMANCE_CHECKS = ("registration", "boxed", "variants", "out", "noncontiguous", "dtypes",
-                      "reference", "gradcheck", "gradgradcheck", "forward_ad", "cpu_cuda",
-                      "errors")
+                      "reference", "gradcheck", "gradgradcheck", "forward_ad",
+                      "fwd_bwd_consistency", "vmap", "cpu_cuda", "errors")
 DOMAIN_KINDS = ("positive", "nonzero", "unit")
 
 K = TypeVar("K")
@@ -291,6 +291,9 @@ class DerivativeKind(str, enum.Enum):
     formula = "formula"                        # a C++ expression
     non_differentiable = "non_differentiable"  # gradient is never needed
     not_implemented = "not_implemented"        # raises at backward time, with a reason
+    # Forward mode only (see docs/transforms.md):
+    auto_element_wise = "auto_element_wise"    # tangent: the backward formulas with grad := X_t
+    auto_linear = "auto_linear"                # tangent: the op itself applied to the tangents
 
     def __str__(self) -> str:
         return self.value
@@ -314,6 +317,8 @@ class Derivatives:
     forward: tuple[Derivative, ...]
     output_differentiability: Optional[tuple[bool, ...]]
     loc: Location = field(compare=False, repr=False)
+    # `forward: not_implemented("reason")`: the overload has no tangent rule, on purpose.
+    forward_not_implemented: Optional[str] = None
 
     def backward_for(self, name: str) -> Optional[Derivative]:
         return next((d for d in self.backward if name in d.names), None)
@@ -401,6 +406,7 @@ class NativeFunction:
     conformance: Optional[ConformanceHints]
     loc: Location = field(compare=False, repr=False)
     key_locs: FrozenDict = field(default_factory=FrozenDict, compare=False, repr=False)
+    batching: Optional[str] = None       # ours: the vmap batching rule (codegen/batching.py)
 
     @property
     def full_name(self) -> str:

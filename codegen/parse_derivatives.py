@@ -17,6 +17,9 @@ from codegen.model import Derivative, DerivativeKind, Derivatives, FunctionSchem
 from codegen.yaml_values import expect_bool, expect_list, expect_mapping, item_loc
 
 OUTPUT_DIFFERENTIABILITY = "output_differentiability"
+FORWARD = "forward"
+FORWARD_ONLY_KINDS = {"auto_element_wise": DerivativeKind.auto_element_wise,
+                      "auto_linear": DerivativeKind.auto_linear}
 NON_DIFFERENTIABLE = "non_differentiable"
 _RESULT = re.compile(r"result\d*\Z")
 _NOT_IMPLEMENTED = re.compile(
@@ -30,6 +33,8 @@ def parse_derivatives(value: Any, loc: Location, path: str, func: FunctionSchema
     backward: list[Derivative] = []
     forward: list[Derivative] = []
     output_differentiability = None
+    forward_not_implemented = None
+    errors_before = len(errors)
     first_line: dict[str, int] = {}
     for key, formula in mapping.items():
         key_loc = Location(path, mapping.line_of(key))
@@ -38,6 +43,14 @@ def parse_derivatives(value: Any, loc: Location, path: str, func: FunctionSchema
                 output_differentiability = _parse_output_differentiability(
                     formula, key_loc, path, func)
                 continue
+            if key == FORWARD:
+                parsed = _parse_formula(formula, ("forward",), key_loc, name)
+                if parsed.kind != DerivativeKind.not_implemented:
+                    raise SchemaError(key_loc, f"'forward' of '{name}' takes only "
+                                               "not_implemented(\"reason\"); give a tangent "
+                                               "formula as 'result: ...'")
+                forward_not_implemented = parsed.reason
+                continue
             names = _parse_key(str(key), key_loc, func)
             for variable in names:
                 if variable in first_line:
@@ -45,8 +58,42 @@ def parse_derivatives(value: Any, loc: Location, path: str, func: FunctionSchema
                                                f"twice (first at line {first_line[variable]})")
                 first_line[variable] = key_loc.line
             derivative = _parse_formula(formula, names, key_loc, name)
-            (backward if names[0] in func.argument_names else forward).append(derivative)
-    return Derivatives(tuple(backward), tuple(forward), output_differentiability, loc)
+            is_backward = names[0] in func.argument_names
+            if is_backward and derivative.kind in FORWARD_ONLY_KINDS.values():
+                raise SchemaError(key_loc, f"'{derivative.kind}' of '{name}' is a forward-mode "
+                                           f"rule: write it as 'result: {derivative.kind}'")
+            (backward if is_backward else forward).append(derivative)
+    derivatives = Derivatives(tuple(backward), tuple(forward), output_differentiability, loc,
+                              forward_not_implemented)
+    if len(errors) == errors_before:  # a mistake above already explains the entry
+        with errors.collecting():
+            _check_forward_rules(derivatives, loc, func)
+    return derivatives
+
+
+def _check_forward_rules(d: Derivatives, loc: Location, func: FunctionSchema) -> None:
+    """An overload with a backward formula declares a tangent rule for each differentiable
+    output, or says `forward: not_implemented("reason")` (see docs/transforms.md)."""
+    has_backward = any(b.kind != DerivativeKind.non_differentiable for b in d.backward)
+    if d.forward_not_implemented is not None:
+        if d.forward:
+            raise SchemaError(d.forward[0].loc, f"'{func.full_name}' gives a tangent formula "
+                                                "and also forward: not_implemented")
+        return
+    if not has_backward:
+        return
+    mask = d.output_differentiability or (True,) * len(func.returns)
+    def names_of(index: int) -> list[str]:
+        names = ["result"] if len(func.returns) == 1 else []
+        return names + [f"result{index}"] + ([func.returns[index].name] if func.returns[index].name else [])
+
+    missing = [names_of(i)[0] for i, flag in enumerate(mask)
+               if flag and all(d.forward_for(n) is None for n in names_of(i))]
+    if missing:
+        raise SchemaError(loc, f"'{func.full_name}' has a backward formula but no forward-mode "
+                               f"rule for {', '.join(repr(m) for m in missing)}: add "
+                               f"'{missing[0]}: <formula>', '{missing[0]}: auto_element_wise' or "
+                               f"'{missing[0]}: auto_linear', or 'forward: not_implemented(\"reason\")'")
 
 
 def _parse_key(key: str, loc: Location, func: FunctionSchema) -> tuple[str, ...]:
@@ -87,6 +134,8 @@ def _parse_formula(value: Any, names: tuple[str, ...], loc: Location,
     text = value.strip()
     if text == NON_DIFFERENTIABLE:
         return Derivative(names, DerivativeKind.non_differentiable, "", None, loc)
+    if text in FORWARD_ONLY_KINDS:
+        return Derivative(names, FORWARD_ONLY_KINDS[text], "", None, loc)
     if text.startswith("not_implemented"):
         match = _NOT_IMPLEMENTED.match(text)
         if match is None:

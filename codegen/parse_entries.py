@@ -26,7 +26,7 @@ from codegen.yaml_values import (CPP_IDENTIFIER, Node, expect_bool, expect_mappi
 
 ENTRY_KEYS = ("func", "variants", "dispatch", "structured", "structured_delegate", "tags",
               "device_check", "device_guard", "autogen", "manual_cpp_binding", "derivatives",
-              "conformance")
+              "conformance", "batching")
 
 
 @dataclass
@@ -86,6 +86,7 @@ def _parse_entry(node: Node, errors: ErrorCollector, into: ParsedEntries) -> Non
     read("autogen", lambda v, loc, ctx: _parse_autogen(v, loc, node.path, ctx), ())
     read("manual_cpp_binding",
          lambda v, loc, ctx: expect_bool(v, loc, f"'manual_cpp_binding'{ctx}"), False)
+    read("batching", _parse_batching, None)
     derivatives_node, conformance_node = node.take("derivatives"), node.take("conformance")
     node.report_unknown(errors, "key", ENTRY_KEYS, context)
 
@@ -123,9 +124,22 @@ def _parse_entry(node: Node, errors: ErrorCollector, into: ParsedEntries) -> Non
         manual_cpp_binding=fields["manual_cpp_binding"],
         derivatives=derivatives,
         conformance=conformance,
+        batching=fields["batching"],
         loc=node.loc,
         key_locs=FrozenDict({str(key): node.loc_of(key) for key in node.mapping}),
     ))
+
+
+def _parse_batching(value: Any, loc: Location, context: str) -> str:
+    """`batching: <rule>` or `batching: reduce_all(<overload>)`: see codegen/batching.py."""
+    from codegen.batching import RULES, REDUCE_ALL
+    text = expect_string(value, loc, f"'batching'{context}").strip()
+    match = REDUCE_ALL.fullmatch(text)
+    if text not in RULES and match is None:
+        raise SchemaError(loc, f"unknown batching rule '{text}'{context}; expected one of "
+                               f"{', '.join(RULES)} or reduce_all(<overload>)"
+                               + suggestion(text, tuple(RULES)))
+    return text
 
 
 def _parse_func(node: Node, errors: ErrorCollector) -> Optional[FunctionSchema]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codegen import autograd, conformance, cpp_api, cpp_types
+from codegen import autograd, batching, conformance, cpp_api, cpp_types
 from codegen.registry import Registry
 from codegen.writer import make_environment, shard, with_banner, write_if_changed
 
@@ -72,6 +72,7 @@ def render_all(model: Registry, templates_dir: Path | str, out_dir: Path | str) 
     kernels = cpp_api.kernel_declarations(model)
     autograd_kernels = autograd.autograd_kernels(model)
     backward_nodes = autograd.backward_nodes(autograd_kernels)
+    batching_rules = batching.batching_rules(model)
     conformance_plans = conformance.plans(model, {k.op.f.full_name for k in autograd_kernels})
     outputs: list[Path] = []
     for template_name in templates:
@@ -89,6 +90,7 @@ def render_all(model: Registry, templates_dir: Path | str, out_dir: Path | str) 
                 shard_autograd_kernels=shard_autograd_kernels,
                 shard_backward_nodes=[n for n in backward_nodes if n.op_name in in_shard],
                 shard_plans=[p for p in conformance_plans if p.name in in_shard],
+                batching_rules=batching_rules,
                 shard_index=index, shard_count=len(names))
             path = out_dir / name
             write_if_changed(path, with_banner(template_name, text))

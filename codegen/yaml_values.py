@@ -48,7 +48,7 @@ class Node:
         known = list(known)
         for key in self._unread:
             errors.error(self.loc_of(key),
-                         f"unknown {what} '{key}'{context}{suggestion(str(key), known)}")
+                         f"unknown {what} '{key}'{context}{suggestion(str(key), known, list_all_below=max(12, len(known)))}")
 
 
 def item_loc(path: str, container: Any, index: int) -> Location:

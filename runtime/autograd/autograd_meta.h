@@ -64,6 +64,10 @@ struct AutogradMeta final : AutogradMetaInterface {
   std::shared_ptr<TensorHookList> hooks_;
   unsigned next_hook_id_ = 0;
 
+  // Forward-mode tangents, one per dual level (level id, tangent); entries of levels that
+  // have exited are dropped lazily. See Note [Forward AD levels] in autograd/forward_ad.h.
+  std::vector<std::pair<uint64_t, Tensor>> tangents_;
+
   std::unique_ptr<ViewInfo> view_;        // set when this tensor is a differentiable view
   uint32_t grad_fn_version_ = 0;          // the version its view grad_fn was made for
 

@@ -18,6 +18,7 @@ namespace tg {
   _(BackendSelect)   /* picks a backend for factories, which have no tensor input */ \
   _(ADInplaceOrView) /* version bumps and view bookkeeping for in-place ops */       \
   _(Autograd)        /* records the graph, then redispatches below itself */         \
+  _(FuncTorchBatched) /* vmap: batching rules over BatchedTensors (runtime/functorch) */ \
   _(PrivateUse2)     /* a key above autograd, for tracers/profilers and tests */
 
 #define TG_FORALL_ALIAS_DISPATCH_KEYS(_) \

@@ -91,6 +91,10 @@ const KernelFunction* OperatorEntry::resolve(DispatchKey key, const FallbackTabl
       if (const KernelFunction* k = newest(DispatchKey::CompositeImplicitAutograd)) return k;
     }
   }
+  // vmap sees through decompositions: a composite's parts have batching rules.
+  if (key == DispatchKey::FuncTorchBatched) {
+    if (const KernelFunction* k = newest(DispatchKey::CompositeImplicitAutograd)) return k;
+  }
   return fallbacks[static_cast<int>(key)];
 }
 

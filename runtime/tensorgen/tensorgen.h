@@ -28,3 +28,6 @@
 #include "indexing/tensor_index.h"
 #include "autograd/anomaly_mode.h"
 #include "autograd/custom_function.h"
+// Forward-mode AD and the function transforms.
+#include "autograd/forward_ad.h"
+#include "functorch/transforms.h"

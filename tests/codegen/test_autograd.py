@@ -24,6 +24,7 @@ class AutogradTest(SchemaTestCase):
                 CPU: cat_cpu
               derivatives:
                 tensors: cat_tensors_backward(grad, to_args_sizes(tensors), to_args_scalartypes(tensors), dim)
+                result: auto_linear
             """)["cat"]
         node = kernel.node
         self.assertTrue(node.has_list_inputs)
@@ -45,6 +46,7 @@ class AutogradTest(SchemaTestCase):
                 CompositeExplicitAutograd: stack
               derivatives:
                 tensors: unstack(grad, tensors)
+                result: auto_linear
             """)
         with self.assertRaises(SchemaErrors) as caught:
             autograd.autograd_kernels(load_registry([path]))
@@ -59,6 +61,7 @@ class AutogradTest(SchemaTestCase):
                 CompositeExplicitAutograd: addcat
               derivatives:
                 self, tensors: addcat_backward(grad)
+                result: auto_linear
             """)
         with self.assertRaises(SchemaErrors) as caught:
             autograd.autograd_kernels(load_registry([path]))
@@ -75,6 +78,7 @@ class AutogradTest(SchemaTestCase):
                 input, weight: norm_layer_backward(grad, input, weight, grad_input_mask)
                 bias: grad
                 mean: not_implemented("a statistic")
+                forward: not_implemented("a test fixture")
             """)["norm_layer"].node
         formulas = {f.inputs: f for f in node.formulas}
         self.assertTrue(formulas[("input", "weight")].uses_grad_input_mask)
@@ -90,6 +94,97 @@ class AutogradTest(SchemaTestCase):
             """)
         self.assertEqual(cpp_types.arguments(f.get("l1_loss").func)[2].default, "Reduction::Mean")
         self.assertEqual(cpp_types.overload_cpp_name(f.get("std").func), "std_op")
+
+
+class ForwardRuleTest(SchemaTestCase):
+    """Tangent rules (codegen/forward_ad.py) and their validation (parse_derivatives.py)."""
+
+    def kernels(self, text):
+        return {k.op.f.full_name: k for k in autograd.autograd_kernels(self.load(text))}
+
+    def test_auto_element_wise_reads_each_backward_formula_with_the_tangent_as_grad(self):
+        rule = self.kernels("""
+            - func: mul.Tensor(Tensor self, Tensor other) -> Tensor
+              dispatch:
+                CPU: mul_cpu
+              derivatives:
+                self: grad * other
+                other: grad * self
+                result: auto_element_wise
+            """)["mul.Tensor"].forward
+        self.assertEqual([o.expression for o in rule.outputs], ["(self_t * other) + (other_t * self)"])
+        self.assertEqual([t.local for t in rule.inputs], ["self_t", "other_t"])
+
+    def test_auto_linear_calls_the_operator_on_the_tangents(self):
+        rule = self.kernels("""
+            - func: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False) -> Tensor
+              dispatch:
+                CPU: sum_cpu
+              derivatives:
+                self: sum_backward(grad, self.sizes(), dim, keepdim)
+                result: auto_linear
+            """)["sum.dim_IntList"].forward
+        self.assertEqual(rule.outputs[0].expression, "ops::sum_dim_IntList::call(self_t, dim, keepdim)")
+
+    def test_in_place_formula_reads_self_from_before_the_write(self):
+        kernels = self.kernels("""
+            - func: exp(Tensor self) -> Tensor
+              structured_delegate: exp.out
+              derivatives:
+                self: grad * result
+                result: self_t * result + 0 * self_p
+            - func: exp_(Tensor(a!) self) -> Tensor(a!)
+              structured_delegate: exp.out
+            - func: exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+              structured: True
+              dispatch:
+                CPU: exp_out
+            """)
+        rule = kernels["exp_"].forward
+        self.assertEqual(rule.outputs[0].target, "self")
+        self.assertEqual(rule.outputs[0].expression, "self_t * self + 0 * self_before")
+        self.assertTrue(rule.reads_primal_before)
+
+    def test_a_backward_formula_without_a_forward_rule_is_an_error(self):
+        self.assertErrors("""
+            - func: neg(Tensor self) -> Tensor
+              dispatch:
+                CPU: neg_cpu
+              derivatives:
+                self: -grad
+            """,
+            (4, "'neg' has a backward formula but no forward-mode rule for 'result': add "
+                "'result: <formula>', 'result: auto_element_wise' or 'result: auto_linear', or "
+                "'forward: not_implemented(\"reason\")'"))
+
+    def test_forward_only_rules_are_refused_as_backward_formulas(self):
+        self.assertErrors("""
+            - func: neg(Tensor self) -> Tensor
+              dispatch:
+                CPU: neg_cpu
+              derivatives:
+                self: auto_linear
+            """,
+            (5, "'auto_linear' of 'neg' is a forward-mode rule: write it as 'result: auto_linear'"))
+
+    def test_forward_not_implemented_is_counted_and_unknown_batching_rules_are_errors(self):
+        f = self.load("""
+            - func: neg(Tensor self) -> Tensor
+              dispatch:
+                CPU: neg_cpu
+              derivatives:
+                self: -grad
+                forward: not_implemented("no reason")
+            """)
+        self.assertEqual(f.get("neg").derivatives.forward_not_implemented, "no reason")
+        self.assertErrors("""
+            - func: neg(Tensor self) -> Tensor
+              batching: pointwize
+              dispatch:
+                CPU: neg_cpu
+            """,
+            (2, "unknown batching rule 'pointwize' in 'neg'; expected one of pointwise, dims, cat, "
+                "loss, mm, bmm, addmm, fallback or reduce_all(<overload>); did you mean 'pointwise'?"))
 
 
 if __name__ == "__main__":

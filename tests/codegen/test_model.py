@@ -177,6 +177,7 @@ class DerivativesTest(SchemaTestCase):
             - func: atan2(Tensor self, Tensor other) -> Tensor
               derivatives:
                 self, other: atan2_backward(grad, self, other, grad_input_mask)
+                result: (self_t * other - other_t * self) / (self * self + other * other)
             - func: floor(Tensor self) -> Tensor
               derivatives:
                 self: non_differentiable

@@ -27,6 +27,12 @@ void check_reference(const OpSpec& spec);
 // Gradients against central finite differences in float64, first and second order.
 void check_gradcheck(const OpSpec& spec);
 void check_gradgradcheck(const OpSpec& spec);
+// Transforms (checks_transforms.cpp), for overloads with a forward-mode rule: the jvp against
+// central finite differences; <v, J u> == <J^T v, u> between the forward and backward
+// formulas; vmap over a batch of 3 equals a loop of 3 calls (along dim 0 and dim 1).
+void check_forward_ad(const OpSpec& spec);
+void check_fwd_bwd_consistency(const OpSpec& spec);
+void check_vmap(const OpSpec& spec);
 // Wrong shapes, out-of-range dims and negative sizes raise tg::Error.
 void check_errors(const OpSpec& spec);
 // CPU and CUDA agree; mixing devices raises tg::Error. Runs only where a GPU is present.

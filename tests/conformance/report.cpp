@@ -1,5 +1,7 @@
 #include "report.h"
 
+#include "functorch/transforms.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -88,6 +90,13 @@ void write_report(const std::map<std::pair<std::string, std::string>, Result>& r
       << "`pass` and `**FAIL**` are this run's results; `skip` has its reason below; `—` means the check does not "
          "apply to the overload (reasons below); `not run` means the run was filtered.\n\n"
       << table;
+  // See Note [Counted fallback] in docs/transforms.md.
+  const auto fallbacks = func::vmap_fallbacks();
+  out << "\nvmap loop fallbacks in this run (the vmap checks that ran): " << func::vmap_fallback_count();
+  for (size_t i = 0; i < fallbacks.size(); ++i) {
+    out << (i == 0 ? " (" : ", ") << "`" << fallbacks[i].first << "` " << fallbacks[i].second;
+  }
+  out << (fallbacks.empty() ? "" : ")") << "\n";
   out << "\n## Skipped\n\n";
   if (!cuda_skip_reason().empty()) out << "- every `cpu_cuda` check: " << cuda_skip_reason() << "\n";
   for (const std::string& line : skips) out << "- " << line << "\n";
@@ -138,7 +147,8 @@ bool plan(PlannedOperator op) {
 const std::vector<std::string>& check_names() {
   static const std::vector<std::string> names = {"registration", "boxed",    "variants",      "out",
                                                  "noncontiguous", "dtypes",  "reference",     "gradcheck",
-                                                 "gradgradcheck", "forward_ad", "cpu_cuda",   "errors"};
+                                                 "gradgradcheck", "forward_ad", "fwd_bwd_consistency", "vmap",
+                                                 "cpu_cuda",      "errors"};
   return names;
 }
 

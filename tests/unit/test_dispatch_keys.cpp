@@ -217,7 +217,7 @@ TEST_CASE("dispatch_keys: printing a key set lists its keys in priority order") 
   CHECK(printed(DispatchKeySet(DispatchKey::CPU)) == "[CPU]");
   CHECK(printed(DispatchKeySet{DispatchKey::Autograd, DispatchKey::CPU}) == "[CPU, Autograd]");
   CHECK(printed(DispatchKeySet::full()) ==
-        "[CPU, CUDA, PrivateUse1, BackendSelect, ADInplaceOrView, Autograd, PrivateUse2]");
+        "[CPU, CUDA, PrivateUse1, BackendSelect, ADInplaceOrView, Autograd, FuncTorchBatched, PrivateUse2]");
 }
 
 TEST_CASE("dispatch_keys: include and exclude guards nest and restore the previous sets") {

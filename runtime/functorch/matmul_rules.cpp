@@ -1,0 +1,81 @@
+// Batching rules of the matrix-product family: every case becomes one bmm over the batch
+// (an unbatched operand is expanded, which costs no copy), as functorch's
+// BatchRulesLinearAlgebra does.
+#include "Functions.h"
+#include "TensorMethods.h"
+#include "core/error.h"
+#include "functorch/batch_frame.h"
+#include "functorch/batched_tensor.h"
+#include "functorch/batching_rules.h"
+
+namespace tg::functorch {
+namespace {
+
+// a @ b for logical matrices, batched at the frame's level: [B, n, m].
+Tensor batched_mm(const BatchFrame& f, const Tensor& a, const Tensor& b) {
+  std::optional<Tensor> pa = physical_at(a, f.level), pb = physical_at(b, f.level);
+  if (pa && !pb) {
+    // [B, n, k] @ [k, m]: one mm over the stacked rows.
+    const int64_t n = pa->size(1), k = pa->size(2);
+    return pa->reshape({f.batch_size * n, k}).mm(b).reshape({f.batch_size, n, b.size(1)});
+  }
+  if (pb && !pa) {
+    // [n, k] @ [B, k, m]: one mm against the batch laid side by side (a stays unexpanded,
+    // which matters in backward passes, where `a` is a weight and the batch a basis).
+    const int64_t k = pb->size(1), m = pb->size(2);
+    Tensor side_by_side = pb->permute({1, 0, 2}).reshape({k, f.batch_size * m});
+    return a.mm(side_by_side).reshape({a.size(0), f.batch_size, m}).permute({1, 0, 2});
+  }
+  return tg::bmm(batched_front(a, f.level, f.batch_size), batched_front(b, f.level, f.batch_size));
+}
+
+// a @ b for logical batches of matrices [b, n, k]: flattened to one bmm.
+Tensor batched_bmm(const BatchFrame& f, const Tensor& a, const Tensor& b) {
+  Tensor pa = batched_front(a, f.level, f.batch_size), pb = batched_front(b, f.level, f.batch_size);
+  const int64_t B = f.batch_size, batch = pa.size(1);
+  Tensor out = tg::bmm(pa.reshape({B * batch, pa.size(2), pa.size(3)}), pb.reshape({B * batch, pb.size(2), pb.size(3)}));
+  return out.reshape({B, batch, out.size(1), out.size(2)});
+}
+
+void check_matrix(const BatchFrame& f, const Tensor& t, int64_t rank) {
+  TG_CHECK(logical_rank(t) == rank, "[", f.name(), "] expected a ", rank, "-D tensor, got ", logical_rank(t),
+           "-D (inside vmap)");
+}
+
+}  // namespace
+
+void batch_rule_mm(const OperatorHandle& op, DispatchKeySet, Stack* stack) {
+  BatchFrame f(op, stack);
+  const Tensor &a = f.args[0].toTensor(), &b = f.args[1].toTensor();
+  check_matrix(f, a, 2);
+  check_matrix(f, b, 2);
+  stack->push_back(make_batched(batched_mm(f, a, b), 0, f.level));
+}
+
+void batch_rule_bmm(const OperatorHandle& op, DispatchKeySet, Stack* stack) {
+  BatchFrame f(op, stack);
+  const Tensor &a = f.args[0].toTensor(), &b = f.args[1].toTensor();
+  check_matrix(f, a, 3);
+  check_matrix(f, b, 3);
+  stack->push_back(make_batched(batched_bmm(f, a, b), 0, f.level));
+}
+
+void batch_rule_addmm(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) {
+  BatchFrame f(op, stack);
+  if (f.is_inplace()) {
+    for (IValue& v : f.args) stack->push_back(std::move(v));
+    return batch_fallback(op, ks, stack);
+  }
+  const Tensor &self = f.args[0].toTensor(), &a = f.args[1].toTensor(), &b = f.args[2].toTensor();
+  check_matrix(f, a, 2);
+  check_matrix(f, b, 2);
+  const Scalar beta = f.args[3].toScalar(), alpha = f.args[4].toScalar();
+  Tensor product = batched_mm(f, a, b);
+  // self broadcasts against the logical [n, m]: give it the batch dim in front.
+  Tensor bias = physical_at(self, f.level) ? *physical_at(self, f.level) : self.unsqueeze(0);
+  while (bias.dim() < 3) bias = bias.unsqueeze(1);
+  Tensor out = tg::add(bias.mul(beta), product, alpha);
+  stack->push_back(make_batched(out, 0, f.level));
+}
+
+}  // namespace tg::functorch
