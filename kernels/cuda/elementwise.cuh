@@ -25,6 +25,7 @@
 #include "cuda/cuda_stream.h"
 #include "cuda/device_types.cuh"
 #include "cuda/elementwise_args.h"
+#include "cuda/launch.cuh"
 
 namespace tg::cuda {
 
@@ -165,10 +166,11 @@ void launch_elementwise_impl(const ElementwiseArgs& args, const Op& op, std::ind
                     (vectorizable<In>(args, static_cast<int>(K) + 1, kVec) && ...);
   if (fast) {
     const unsigned int grid = elementwise_grid((args.numel + kVec - 1) / kVec);
-    vectorized_elementwise_kernel<kVec, Out, Op, In...><<<grid, kElementwiseBlock, 0, stream>>>(
-        args.numel, reinterpret_cast<Out*>(args.data[0]), op, vector_source<In>(args, static_cast<int>(K) + 1)...);
+    launch_kernel(vectorized_elementwise_kernel<kVec, Out, Op, In...>, grid, kElementwiseBlock, 0, stream, args.numel,
+                  reinterpret_cast<Out*>(args.data[0]), op, vector_source<In>(args, static_cast<int>(K) + 1)...);
   } else {
-    strided_elementwise_kernel<Out, Op, In...><<<elementwise_grid(args.numel), kElementwiseBlock, 0, stream>>>(args, op);
+    launch_kernel(strided_elementwise_kernel<Out, Op, In...>, elementwise_grid(args.numel), kElementwiseBlock, 0,
+                  stream, args, op);
   }
   TG_CUDA_KERNEL_LAUNCH_CHECK();
 }

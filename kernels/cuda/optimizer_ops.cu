@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cuda/elementwise.cuh"
+#include "cuda/launch.cuh"
 #include "cuda/optimizer_ops.h"
 
 namespace tg::cuda {
@@ -54,7 +55,7 @@ void multi_tensor_apply(const std::vector<TensorSlots<kDepth>>& tensors, const S
   TensorChunks<kDepth> chunks{};
   int slot = 0, blocks = 0;
   const auto launch = [&] {
-    multi_tensor_kernel<T, kDepth><<<blocks, kStepThreads, 0, stream>>>(chunks, step);
+    launch_kernel(multi_tensor_kernel<T, kDepth, Step>, blocks, kStepThreads, 0, stream, chunks, step);
     TG_CUDA_KERNEL_LAUNCH_CHECK();
     blocks = 0;
   };
