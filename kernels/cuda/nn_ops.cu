@@ -222,8 +222,8 @@ void launch_embedding_backward(ScalarType dtype, const void* grad, const int64_t
   dispatch_device_dtype<kFloatingTypes>(dtype, "embedding_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (count * width == 0) return;
-    launch_kernel(embedding_backward_kernel<T>, elementwise_grid(count * width), kElementwiseBlock, 0,
-                  getCurrentCUDAStream(), static_cast<const T*>(grad), indices, frequency, static_cast<acc_t<T>*>(sums),
+    const LaunchShape shape = atomic_sum_shape(count * width, true);
+    launch_kernel(embedding_backward_kernel<T>, shape.grid, shape.block, 0, getCurrentCUDAStream(), static_cast<const T*>(grad), indices, frequency, static_cast<acc_t<T>*>(sums),
                   count, width, padding_idx, scale_grad_by_freq);
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });

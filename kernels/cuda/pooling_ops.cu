@@ -155,10 +155,12 @@ void launch_max_pool2d(ScalarType dtype, const void* in, void* out, int64_t* ind
 
 void launch_max_pool2d_backward(ScalarType dtype, const void* grad, const int64_t* indices, void* sums,
                                 const Pool2dShape& s) {
+  // Adds through atomicAdd: see Note [Deterministic atomic sums].
+  const LaunchShape shape = atomic_sum_shape(s.planes * s.out_height * s.out_width, true);
   launch_floating(dtype, "max_pool2d_backward", s.planes * s.out_height * s.out_width,
-                  [&](auto tag, unsigned grid, cudaStream_t stream) {
+                  [&](auto tag, unsigned, cudaStream_t stream) {
                     using T = typename decltype(tag)::type;
-                    launch_kernel(max_pool2d_backward_kernel<T>, grid, kElementwiseBlock, 0, stream,
+                    launch_kernel(max_pool2d_backward_kernel<T>, shape.grid, shape.block, 0, stream,
                                   static_cast<const T*>(grad), indices, static_cast<acc_t<T>*>(sums), s);
                   });
 }

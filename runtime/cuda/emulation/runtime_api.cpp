@@ -3,6 +3,7 @@
 // that the caching allocator's CUDA backend (runtime/cuda/cuda_allocator.cpp) runs unchanged
 // above it, out-of-memory retries included. Streams run their work when it is enqueued
 // (Note [Emulated streams]).
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "cuda/emulation/device_state.h"
+#include "cuda/emulation/observe.h"
 #include "cuda/emulation/runtime_api.h"
 
 // Note [Emulated streams]
@@ -70,6 +72,8 @@ Runtime& runtime() {
   return *r;
 }
 
+std::atomic<int64_t> host_waits{0};
+
 thread_local int current_device = 0;
 thread_local cudaError_t last_error = cudaSuccess;
 thread_local std::string last_detail;
@@ -118,6 +122,8 @@ cudaError_t check_side(Runtime& r, const void* p, size_t n, bool device, const c
 }
 
 }  // namespace
+
+int64_t host_wait_count() { return host_waits.load(); }
 
 int stream_device(cudaStream_t stream) { return stream == nullptr ? current_device : stream->device; }
 
@@ -251,7 +257,10 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize() {
+  ++tg::cuda::emu::host_waits;
+  return cudaSuccess;
+}
 
 cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
   *least = 0;
@@ -333,6 +342,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
         return e;
     }
   }
+  if (kind == cudaMemcpyDeviceToHost) ++tg::cuda::emu::host_waits;
   if (count != 0) std::memmove(dst, src, count);
   return cudaSuccess;
 }
@@ -399,7 +409,10 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
   return cudaSuccess;
 }
 
-cudaError_t cudaStreamSynchronize(cudaStream_t stream) { return cudaStreamQuery(stream); }
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  ++tg::cuda::emu::host_waits;
+  return cudaStreamQuery(stream);
+}
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int /*flags*/) {
   auto& r = runtime();
@@ -451,7 +464,10 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
   return cudaSuccess;
 }
 
-cudaError_t cudaEventSynchronize(cudaEvent_t event) { return cudaEventQuery(event); }
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  ++tg::cuda::emu::host_waits;
+  return cudaEventQuery(event);
+}
 
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
   auto& r = runtime();
