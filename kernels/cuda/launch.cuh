@@ -22,7 +22,9 @@ inline void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, size
 template <typename... Params, typename... Args>
 inline void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
                           Args&&... args) {
-  kernel<<<grid, block, shared_bytes, stream> > >(std::forward<Args>(args)...);
+  // clang-format off (it splits the chevrons)
+  kernel<<<grid, block, shared_bytes, stream>>>(std::forward<Args>(args)...);
+  // clang-format on
 }
 #endif
 

@@ -71,12 +71,15 @@ class LoggingStreams final : public tg::DeviceGuardImpl {
   mutable std::vector<std::string> log;
 
  private:
-  // Events are numbered 1, 2, ... in the order they are first recorded.
+  // Events are numbered 1, 2, ... in the order they are first recorded (an address reused
+  // after destroy_event is a new event).
   int number(void* event) const {
-    auto [it, fresh] = numbers.emplace(event, static_cast<int>(numbers.size()) + 1);
+    auto [it, fresh] = numbers.emplace(event, next_number);
+    if (fresh) ++next_number;
     return it->second;
   }
   mutable std::map<void*, int> numbers;
+  mutable int next_number = 1;
 };
 
 class HostMemoryAllocator final : public tg::Allocator {
