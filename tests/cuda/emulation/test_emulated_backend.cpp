@@ -2,8 +2,6 @@
 // optimizer steps never make the host wait (Note [No host reads in optimizer steps]).
 #include <doctest/doctest.h>
 
-#include <cuda_runtime.h>
-
 #include <cmath>
 #include <optional>
 #include <vector>
@@ -11,6 +9,7 @@
 #include <tensorgen/tensorgen.h>
 
 #include "cuda/emulation/observe.h"
+#include "cuda/emulation/runtime_api.h"
 
 namespace emu = tg::cuda::emu;
 
