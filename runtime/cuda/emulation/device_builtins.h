@@ -21,7 +21,8 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
+// No __noinline__: libstdc++ spells its attribute __attribute__((__noinline__)), which such a
+// macro would break; no kernel uses it.
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
 // One copy per host thread: the blocks of a launch run one after another on the launching
