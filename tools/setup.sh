@@ -11,6 +11,7 @@ packages=(
   libyaml-cpp-dev doctest-dev
   python3 python3-yaml python3-jinja2 python3-venv
   libopenblas-dev
+  gcovr
 )
 
 missing=()

@@ -15,6 +15,7 @@
 #include "cuda/block_reduce.cuh"
 #include "cuda/dim_ops.h"
 #include "cuda/elementwise.cuh"
+#include "cuda/launch.cuh"
 #include "scalar_math.h"
 
 namespace tg::cuda {
@@ -198,13 +199,14 @@ void launch_softmax(ScalarType dtype, bool log, const void* in, void* out, DimBl
     const T* x = static_cast<const T*>(in);
     T* y = static_cast<T*>(out);
     if (b.inner > 1) {
-      softmax_columns_kernel<T><<<elementwise_grid(b.outer * b.inner), kElementwiseBlock, 0, stream>>>(x, y, b, log);
+      launch_kernel(softmax_columns_kernel<T>, elementwise_grid(b.outer * b.inner), kElementwiseBlock, 0, stream, x, y,
+                    b, log);
     } else if (b.size <= kLongRow) {
-      softmax_rows_kernel<32, T><<<elementwise_grid(b.outer * 32), dim3(32, kElementwiseBlock / 32), 0, stream>>>(
-          x, y, b.outer, b.size, log);
+      launch_kernel(softmax_rows_kernel<32, T>, elementwise_grid(b.outer * 32), dim3(32, kElementwiseBlock / 32), 0,
+                    stream, x, y, b.outer, b.size, log);
     } else {
-      softmax_rows_kernel<kElementwiseBlock, T>
-          <<<elementwise_grid(b.outer * kElementwiseBlock), kElementwiseBlock, 0, stream>>>(x, y, b.outer, b.size, log);
+      launch_kernel(softmax_rows_kernel<kElementwiseBlock, T>, elementwise_grid(b.outer * kElementwiseBlock),
+                    kElementwiseBlock, 0, stream, x, y, b.outer, b.size, log);
     }
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
@@ -220,15 +222,14 @@ void launch_softmax_backward(ScalarType dtype, bool log, const void* grad_output
     const T* y = static_cast<const T*>(output);
     T* gx = static_cast<T*>(grad_input);
     if (b.inner > 1) {
-      softmax_backward_columns_kernel<T>
-          <<<elementwise_grid(b.outer * b.inner), kElementwiseBlock, 0, stream>>>(g, y, gx, b, log);
+      launch_kernel(softmax_backward_columns_kernel<T>, elementwise_grid(b.outer * b.inner), kElementwiseBlock, 0,
+                    stream, g, y, gx, b, log);
     } else if (b.size <= kLongRow) {
-      softmax_backward_rows_kernel<32, T><<<elementwise_grid(b.outer * 32), dim3(32, kElementwiseBlock / 32), 0,
-                                            stream>>>(g, y, gx, b.outer, b.size, log);
+      launch_kernel(softmax_backward_rows_kernel<32, T>, elementwise_grid(b.outer * 32),
+                    dim3(32, kElementwiseBlock / 32), 0, stream, g, y, gx, b.outer, b.size, log);
     } else {
-      softmax_backward_rows_kernel<kElementwiseBlock, T>
-          <<<elementwise_grid(b.outer * kElementwiseBlock), kElementwiseBlock, 0, stream>>>(g, y, gx, b.outer, b.size,
-                                                                                           log);
+      launch_kernel(softmax_backward_rows_kernel<kElementwiseBlock, T>, elementwise_grid(b.outer * kElementwiseBlock),
+                    kElementwiseBlock, 0, stream, g, y, gx, b.outer, b.size, log);
     }
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
@@ -238,8 +239,8 @@ void launch_cumsum(ScalarType dtype, const void* in, void* out, DimBlocks b) {
   dispatch_device_dtype<kNumericTypes>(dtype, "cumsum", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (b.outer * b.size * b.inner == 0) return;
-    cumsum_kernel<T><<<elementwise_grid(b.outer * b.inner), kElementwiseBlock, 0, getCurrentCUDAStream()>>>(
-        static_cast<const T*>(in), static_cast<T*>(out), b);
+    launch_kernel(cumsum_kernel<T>, elementwise_grid(b.outer * b.inner), kElementwiseBlock, 0, getCurrentCUDAStream(),
+                  static_cast<const T*>(in), static_cast<T*>(out), b);
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
@@ -249,9 +250,8 @@ void launch_topk(ScalarType dtype, const void* in, void* values, int64_t* indice
   dispatch_device_dtype<kNumericTypes>(dtype, "topk", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (b.outer * b.inner == 0 || k == 0) return;
-    topk_kernel<T><<<elementwise_grid(b.outer * b.inner * 32), dim3(32, kElementwiseBlock / 32), 0,
-                     getCurrentCUDAStream()>>>(static_cast<const T*>(in), static_cast<T*>(values), indices, b, k,
-                                               largest);
+    launch_kernel(topk_kernel<T>, elementwise_grid(b.outer * b.inner * 32), dim3(32, kElementwiseBlock / 32), 0,
+                  getCurrentCUDAStream(), static_cast<const T*>(in), static_cast<T*>(values), indices, b, k, largest);
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }

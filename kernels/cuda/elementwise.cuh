@@ -20,11 +20,13 @@
 #include <cstdint>
 #include <utility>
 
+#include "core/deterministic.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_device.h"
 #include "cuda/cuda_stream.h"
 #include "cuda/device_types.cuh"
 #include "cuda/elementwise_args.h"
+#include "cuda/launch.cuh"
 
 namespace tg::cuda {
 
@@ -127,6 +129,23 @@ inline unsigned int elementwise_grid(int64_t work) {
   return static_cast<unsigned int>(std::max<int64_t>(1, std::min(wanted, cap)));
 }
 
+// Note [Deterministic atomic sums]
+// Kernels that add into shared locations with atomics (index_add, scatter_add, the backward of
+// embedding and max_pool2d) add in whatever order the threads run: a floating-point sum can
+// then differ in its last bits from run to run. Under tg::use_deterministic_algorithms(true)
+// such a kernel, a grid-stride loop, is launched as one thread, which makes every addition
+// in the order of the loop: the same bits on every run (and the CPU kernel's order, where that
+// loops the same way). It is slow on a GPU (no parallelism); it exists for reproducibility
+// and tests, as PyTorch's deterministic paths trade speed for it. Integer sums are exact in
+// any order and keep the parallel launch.
+struct LaunchShape {
+  unsigned int grid, block;
+};
+inline LaunchShape atomic_sum_shape(int64_t work, bool floating_sum) {
+  if (floating_sum && are_deterministic_algorithms_enabled()) return {1, 1};
+  return {elementwise_grid(work), static_cast<unsigned int>(kElementwiseBlock)};
+}
+
 template <typename T>
 inline constexpr size_t widest_size() {
   return sizeof(T);
@@ -165,10 +184,11 @@ void launch_elementwise_impl(const ElementwiseArgs& args, const Op& op, std::ind
                     (vectorizable<In>(args, static_cast<int>(K) + 1, kVec) && ...);
   if (fast) {
     const unsigned int grid = elementwise_grid((args.numel + kVec - 1) / kVec);
-    vectorized_elementwise_kernel<kVec, Out, Op, In...><<<grid, kElementwiseBlock, 0, stream>>>(
-        args.numel, reinterpret_cast<Out*>(args.data[0]), op, vector_source<In>(args, static_cast<int>(K) + 1)...);
+    launch_kernel(vectorized_elementwise_kernel<kVec, Out, Op, In...>, grid, kElementwiseBlock, 0, stream, args.numel,
+                  reinterpret_cast<Out*>(args.data[0]), op, vector_source<In>(args, static_cast<int>(K) + 1)...);
   } else {
-    strided_elementwise_kernel<Out, Op, In...><<<elementwise_grid(args.numel), kElementwiseBlock, 0, stream>>>(args, op);
+    launch_kernel(strided_elementwise_kernel<Out, Op, In...>, elementwise_grid(args.numel), kElementwiseBlock, 0,
+                  stream, args, op);
   }
   TG_CUDA_KERNEL_LAUNCH_CHECK();
 }

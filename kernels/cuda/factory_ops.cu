@@ -5,6 +5,7 @@
 
 #include "cuda/elementwise.cuh"
 #include "cuda/factory_ops.h"
+#include "cuda/launch.cuh"
 #include "cuda/philox.cuh"
 
 namespace tg::cuda {
@@ -52,8 +53,8 @@ void launch_random(ScalarType dtype, void* data, int64_t numel, PhiloxState stat
   dispatch_device_dtype<kFloatingTypes>(dtype, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (numel == 0) return;
-    random_kernel<T, kNormal><<<elementwise_grid(numel), kElementwiseBlock, 0, getCurrentCUDAStream()>>>(
-        static_cast<T*>(data), numel, state.seed, state.offset, a, b);
+    launch_kernel(random_kernel<T, kNormal>, elementwise_grid(numel), kElementwiseBlock, 0, getCurrentCUDAStream(),
+                  static_cast<T*>(data), numel, state.seed, state.offset, a, b);
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
@@ -67,8 +68,8 @@ void launch_arange(ScalarType dtype, void* data, int64_t numel, ScalarValue star
     if (numel == 0) return;
     const Acc first = std::is_integral_v<T> ? static_cast<Acc>(start.i) : static_cast<Acc>(start.f);
     const Acc delta = std::is_integral_v<T> ? static_cast<Acc>(step.i) : static_cast<Acc>(step.f);
-    arange_kernel<T, Acc><<<elementwise_grid(numel), kElementwiseBlock, 0, getCurrentCUDAStream()>>>(
-        static_cast<T*>(data), numel, first, delta);
+    launch_kernel(arange_kernel<T, Acc>, elementwise_grid(numel), kElementwiseBlock, 0, getCurrentCUDAStream(),
+                  static_cast<T*>(data), numel, first, delta);
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
@@ -83,8 +84,8 @@ void launch_normal(ScalarType dtype, void* data, int64_t numel, PhiloxState stat
 
 void launch_bernoulli_mask(bool* data, int64_t numel, PhiloxState state, double p) {
   if (numel == 0) return;
-  bernoulli_mask_kernel<<<elementwise_grid(numel), kElementwiseBlock, 0, getCurrentCUDAStream()>>>(
-      data, numel, state.seed, state.offset, p);
+  launch_kernel(bernoulli_mask_kernel, elementwise_grid(numel), kElementwiseBlock, 0, getCurrentCUDAStream(), data,
+                numel, state.seed, state.offset, p);
   TG_CUDA_KERNEL_LAUNCH_CHECK();
 }
 

@@ -1,13 +1,15 @@
 // CUDA kernels of the indexing operators (index_ops.h). A thread per element written (select,
 // gather, tril/triu) or read (index_add, scatter_add, whose additions to one element from
 // several threads go through atomic_add, in no fixed order: float sums may differ from the
-// CPU's in the last bits, integer ones are exact). Kernels that only move elements are
+// CPU's in the last bits, integer ones are exact; see Note [Deterministic atomic sums]). Kernels that only move elements are
 // compiled once per element size (1, 2, 4, 8 bytes), not per dtype.
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/atomic_add.cuh"
 #include "cuda/elementwise.cuh"
 #include "cuda/index_ops.h"
+#include "cuda/launch.cuh"
 
 namespace tg::cuda {
 
@@ -100,8 +102,8 @@ void launch_index_select(size_t element_size, const void* in, void* out, const i
   if (total == 0) return;
   dispatch_element_size(element_size, [&](auto tag) {
     using U = typename decltype(tag)::type;
-    index_select_kernel<U><<<elementwise_grid(total), kElementwiseBlock, 0, getCurrentCUDAStream()>>>(
-        static_cast<const U*>(in), static_cast<U*>(out), index, in_blocks, count);
+    launch_kernel(index_select_kernel<U>, elementwise_grid(total), kElementwiseBlock, 0, getCurrentCUDAStream(),
+                  static_cast<const U*>(in), static_cast<U*>(out), index, in_blocks, count);
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
@@ -112,8 +114,9 @@ void launch_index_add(ScalarType dtype, void* out, const void* source, const int
     using S = typename decltype(tag)::type;
     const int64_t total = out_blocks.outer * count * out_blocks.inner;
     if (total == 0) return;
-    index_add_kernel<S><<<elementwise_grid(total), kElementwiseBlock, 0, getCurrentCUDAStream()>>>(
-        static_cast<S*>(out), static_cast<const S*>(source), index, out_blocks, count, scalar_as<opmath_t<S>>(alpha));
+    const LaunchShape shape = atomic_sum_shape(total, !std::is_integral_v<S>);
+    launch_kernel(index_add_kernel<S>, shape.grid, shape.block, 0, getCurrentCUDAStream(), static_cast<S*>(out), static_cast<const S*>(source), index, out_blocks, count,
+                  scalar_as<opmath_t<S>>(alpha));
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
@@ -122,8 +125,8 @@ void launch_gather(size_t element_size, const void* self, void* out, const int64
   if (args.numel == 0) return;
   dispatch_element_size(element_size, [&](auto tag) {
     using U = typename decltype(tag)::type;
-    gather_kernel<U><<<elementwise_grid(args.numel), kElementwiseBlock, 0, getCurrentCUDAStream()>>>(
-        static_cast<const U*>(self), static_cast<U*>(out), index, args);
+    launch_kernel(gather_kernel<U>, elementwise_grid(args.numel), kElementwiseBlock, 0, getCurrentCUDAStream(),
+                  static_cast<const U*>(self), static_cast<U*>(out), index, args);
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
@@ -132,8 +135,8 @@ void launch_scatter_add(ScalarType dtype, void* out, const void* src, const int6
   dispatch_device_dtype<kAllTypes>(dtype, "scatter_add", [&](auto tag) {
     using S = typename decltype(tag)::type;
     if (args.numel == 0) return;
-    scatter_add_kernel<S><<<elementwise_grid(args.numel), kElementwiseBlock, 0, getCurrentCUDAStream()>>>(
-        static_cast<S*>(out), static_cast<const S*>(src), index, args);
+    const LaunchShape shape = atomic_sum_shape(args.numel, !std::is_integral_v<S>);
+    launch_kernel(scatter_add_kernel<S>, shape.grid, shape.block, 0, getCurrentCUDAStream(), static_cast<S*>(out), static_cast<const S*>(src), index, args);
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
@@ -144,8 +147,8 @@ void launch_triangle(size_t element_size, const void* in, void* out, int64_t bat
   if (total == 0) return;
   dispatch_element_size(element_size, [&](auto tag) {
     using U = typename decltype(tag)::type;
-    triangle_kernel<U><<<elementwise_grid(total), kElementwiseBlock, 0, getCurrentCUDAStream()>>>(
-        static_cast<const U*>(in), static_cast<U*>(out), total, rows, cols, diagonal, lower);
+    launch_kernel(triangle_kernel<U>, elementwise_grid(total), kElementwiseBlock, 0, getCurrentCUDAStream(),
+                  static_cast<const U*>(in), static_cast<U*>(out), total, rows, cols, diagonal, lower);
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }

@@ -1,6 +1,7 @@
 // The fallback matrix product for integral dtypes: one thread per element of C, the operands
 // staged through shared memory in 16x16 tiles, accumulating in int64.
 #include "cuda/elementwise.cuh"
+#include "cuda/launch.cuh"
 #include "cuda/linalg_ops.h"
 #include "scalar_math.h"
 
@@ -48,8 +49,8 @@ void launch_gemm_fallback(ScalarType dtype, int64_t batch, int64_t m, int64_t n,
     if (batch == 0 || m == 0 || n == 0) return;
     const dim3 grid(static_cast<unsigned int>((n + kTile - 1) / kTile), static_cast<unsigned int>((m + kTile - 1) / kTile),
                     static_cast<unsigned int>(batch));
-    gemm_kernel<T><<<grid, dim3(kTile, kTile), 0, getCurrentCUDAStream()>>>(m, n, k, a, b, c, scalar_as<int64_t>(alpha),
-                                                                           scalar_as<int64_t>(beta));
+    launch_kernel(gemm_kernel<T>, grid, dim3(kTile, kTile), 0, getCurrentCUDAStream(), m, n, k, a, b, c,
+                  scalar_as<int64_t>(alpha), scalar_as<int64_t>(beta));
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }

@@ -11,6 +11,7 @@
 #include "core/reduction.h"
 #include "cuda/block_reduce.cuh"
 #include "cuda/elementwise.cuh"
+#include "cuda/launch.cuh"
 #include "cuda/nn_ops.h"
 
 namespace tg::cuda {
@@ -159,9 +160,9 @@ void launch_layer_norm(ScalarType dtype, const void* x, const void* weight, cons
     using T = typename decltype(tag)::type;
     using Acc = acc_t<T>;
     if (rows == 0 || n == 0) return;
-    layer_norm_kernel<T><<<elementwise_grid(rows * kRowThreads), kRowThreads, 0, getCurrentCUDAStream()>>>(
-        static_cast<const T*>(x), static_cast<const Acc*>(weight), static_cast<const Acc*>(bias), static_cast<T*>(y),
-        static_cast<T*>(mean), static_cast<T*>(rstd), rows, n, eps);
+    launch_kernel(layer_norm_kernel<T>, elementwise_grid(rows * kRowThreads), kRowThreads, 0, getCurrentCUDAStream(),
+                  static_cast<const T*>(x), static_cast<const Acc*>(weight), static_cast<const Acc*>(bias),
+                  static_cast<T*>(y), static_cast<T*>(mean), static_cast<T*>(rstd), rows, n, eps);
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
@@ -179,13 +180,13 @@ void launch_layer_norm_backward(ScalarType dtype, const void* grad_out, const vo
     const Acc* mu = static_cast<const Acc*>(mean);
     const Acc* r = static_cast<const Acc*>(rstd);
     if (grad_input != nullptr && rows > 0) {
-      layer_norm_grad_input_kernel<T><<<elementwise_grid(rows * kRowThreads), kRowThreads, 0, stream>>>(
-          g, xs, mu, r, static_cast<const Acc*>(weight), static_cast<T*>(grad_input), rows, n);
+      launch_kernel(layer_norm_grad_input_kernel<T>, elementwise_grid(rows * kRowThreads), kRowThreads, 0, stream, g,
+                    xs, mu, r, static_cast<const Acc*>(weight), static_cast<T*>(grad_input), rows, n);
       TG_CUDA_KERNEL_LAUNCH_CHECK();
     }
     if (grad_weight != nullptr || grad_bias != nullptr) {
-      layer_norm_grad_params_kernel<T><<<elementwise_grid(n), kElementwiseBlock, 0, stream>>>(
-          g, xs, mu, r, static_cast<T*>(grad_weight), static_cast<T*>(grad_bias), rows, n);
+      launch_kernel(layer_norm_grad_params_kernel<T>, elementwise_grid(n), kElementwiseBlock, 0, stream, g, xs, mu, r,
+                    static_cast<T*>(grad_weight), static_cast<T*>(grad_bias), rows, n);
       TG_CUDA_KERNEL_LAUNCH_CHECK();
     }
   });
@@ -195,9 +196,8 @@ void launch_nll_loss(ScalarType dtype, const void* self, const int64_t* target, 
                      void* total_weight, int64_t n, int64_t classes, int64_t reduction, int64_t ignore_index) {
   dispatch_device_dtype<kFloatingTypes>(dtype, "nll_loss", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    nll_loss_kernel<T><<<1, kRowThreads, 0, getCurrentCUDAStream()>>>(
-        static_cast<const T*>(self), target, weight, static_cast<T*>(output), static_cast<T*>(total_weight), n,
-        classes, reduction, ignore_index);
+    launch_kernel(nll_loss_kernel<T>, 1, kRowThreads, 0, getCurrentCUDAStream(), static_cast<const T*>(self), target,
+                  weight, static_cast<T*>(output), static_cast<T*>(total_weight), n, classes, reduction, ignore_index);
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
@@ -210,9 +210,8 @@ void launch_nll_loss_backward(ScalarType dtype, const double* grad, const int64_
     const cudaStream_t stream = getCurrentCUDAStream();
     if (n * classes == 0) return;
     TG_CUDA_CHECK(cudaMemsetAsync(grad_input, 0, static_cast<size_t>(n * classes) * sizeof(T), stream));
-    nll_loss_backward_kernel<T><<<elementwise_grid(n), kElementwiseBlock, 0, stream>>>(
-        grad, target, weight, total_weight, static_cast<T*>(grad_input), n, classes, reduction, ignore_index,
-        per_element);
+    launch_kernel(nll_loss_backward_kernel<T>, elementwise_grid(n), kElementwiseBlock, 0, stream, grad, target, weight,
+                  total_weight, static_cast<T*>(grad_input), n, classes, reduction, ignore_index, per_element);
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
@@ -223,9 +222,9 @@ void launch_embedding_backward(ScalarType dtype, const void* grad, const int64_t
   dispatch_device_dtype<kFloatingTypes>(dtype, "embedding_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (count * width == 0) return;
-    embedding_backward_kernel<T><<<elementwise_grid(count * width), kElementwiseBlock, 0, getCurrentCUDAStream()>>>(
-        static_cast<const T*>(grad), indices, frequency, static_cast<acc_t<T>*>(sums), count, width, padding_idx,
-        scale_grad_by_freq);
+    const LaunchShape shape = atomic_sum_shape(count * width, true);
+    launch_kernel(embedding_backward_kernel<T>, shape.grid, shape.block, 0, getCurrentCUDAStream(), static_cast<const T*>(grad), indices, frequency, static_cast<acc_t<T>*>(sums),
+                  count, width, padding_idx, scale_grad_by_freq);
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }

@@ -20,16 +20,25 @@ struct TensorSlots {
   int64_t numel;
 };
 
-// param, grad, momentum buffer
-void launch_fused_sgd(ScalarType dtype, const std::vector<TensorSlots<3>>& tensors, const optim::SgdOptions& options);
+// Values of a step that live on the device, read by the kernel itself so that the host never
+// waits for the device (null: absent). See Note [No host reads in optimizer steps].
+struct DeviceStepValues {
+  const float* found_inf = nullptr;   // nonzero: every thread returns before writing
+  const float* grad_scale = nullptr;  // the gradients are multiplied by 1 / *grad_scale
+};
 
-// param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq; per tensor, its step size and bias
-// correction (optim::AdamElementOptions' step_size and bias_correction2_sqrt) in `per_tensor`.
+// param, grad, momentum buffer
+void launch_fused_sgd(ScalarType dtype, const std::vector<TensorSlots<3>>& tensors, const optim::SgdOptions& options,
+                      const DeviceStepValues& device_values);
+
+// param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq; per tensor its step count: on the device
+// (`step`, a float the kernel reads) or known on the host (`host_step`, when step is null).
 struct AdamTensorScalars {
-  double step_size, bias_correction2_sqrt;
+  const float* step;
+  double host_step;
 };
 void launch_fused_adam(ScalarType dtype, const std::vector<TensorSlots<5>>& tensors,
                        const std::vector<AdamTensorScalars>& per_tensor, const optim::AdamElementOptions& options,
-                       const char* op);
+                       const DeviceStepValues& device_values, const char* op);
 
 }  // namespace tg::cuda

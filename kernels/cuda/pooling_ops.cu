@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "cuda/elementwise.cuh"
+#include "cuda/launch.cuh"
 #include "cuda/pooling_ops.h"
 #include "pooling_window.h"
 
@@ -147,18 +148,20 @@ void launch_floating(ScalarType dtype, const char* op, int64_t work, Launch&& la
 void launch_max_pool2d(ScalarType dtype, const void* in, void* out, int64_t* indices, const Pool2dShape& s) {
   launch_floating(dtype, "max_pool2d", s.planes * s.out_height * s.out_width, [&](auto tag, unsigned grid, cudaStream_t stream) {
     using T = typename decltype(tag)::type;
-    max_pool2d_kernel<T><<<grid, kElementwiseBlock, 0, stream>>>(static_cast<const T*>(in), static_cast<T*>(out),
-                                                                  indices, s);
+    launch_kernel(max_pool2d_kernel<T>, grid, kElementwiseBlock, 0, stream, static_cast<const T*>(in),
+                  static_cast<T*>(out), indices, s);
   });
 }
 
 void launch_max_pool2d_backward(ScalarType dtype, const void* grad, const int64_t* indices, void* sums,
                                 const Pool2dShape& s) {
+  // Adds through atomicAdd: see Note [Deterministic atomic sums].
+  const LaunchShape shape = atomic_sum_shape(s.planes * s.out_height * s.out_width, true);
   launch_floating(dtype, "max_pool2d_backward", s.planes * s.out_height * s.out_width,
-                  [&](auto tag, unsigned grid, cudaStream_t stream) {
+                  [&](auto tag, unsigned, cudaStream_t stream) {
                     using T = typename decltype(tag)::type;
-                    max_pool2d_backward_kernel<T><<<grid, kElementwiseBlock, 0, stream>>>(
-                        static_cast<const T*>(grad), indices, static_cast<acc_t<T>*>(sums), s);
+                    launch_kernel(max_pool2d_backward_kernel<T>, shape.grid, shape.block, 0, stream,
+                                  static_cast<const T*>(grad), indices, static_cast<acc_t<T>*>(sums), s);
                   });
 }
 
@@ -166,8 +169,8 @@ void launch_avg_pool2d(ScalarType dtype, const void* in, void* out, const Pool2d
   launch_floating(dtype, "avg_pool2d", s.planes * s.out_height * s.out_width,
                   [&](auto tag, unsigned grid, cudaStream_t stream) {
                     using T = typename decltype(tag)::type;
-                    avg_pool2d_kernel<T><<<grid, kElementwiseBlock, 0, stream>>>(static_cast<const T*>(in),
-                                                                                  static_cast<T*>(out), s, divisor);
+                    launch_kernel(avg_pool2d_kernel<T>, grid, kElementwiseBlock, 0, stream, static_cast<const T*>(in),
+                                  static_cast<T*>(out), s, divisor);
                   });
 }
 
@@ -176,8 +179,8 @@ void launch_avg_pool2d_backward(ScalarType dtype, const void* grad, void* grad_i
   launch_floating(dtype, "avg_pool2d_backward", s.planes * s.height * s.width,
                   [&](auto tag, unsigned grid, cudaStream_t stream) {
                     using T = typename decltype(tag)::type;
-                    avg_pool2d_backward_kernel<T><<<grid, kElementwiseBlock, 0, stream>>>(
-                        static_cast<const T*>(grad), static_cast<T*>(grad_input), s, divisor);
+                    launch_kernel(avg_pool2d_backward_kernel<T>, grid, kElementwiseBlock, 0, stream,
+                                  static_cast<const T*>(grad), static_cast<T*>(grad_input), s, divisor);
                   });
 }
 
@@ -186,8 +189,8 @@ void launch_im2col(ScalarType dtype, const void* image, void* columns, const Im2
   launch_floating(dtype, "im2col", batch * channels * s.kernel_area() * s.positions(),
                   [&](auto tag, unsigned grid, cudaStream_t stream) {
                     using T = typename decltype(tag)::type;
-                    im2col_kernel<T><<<grid, kElementwiseBlock, 0, stream>>>(
-                        static_cast<const T*>(image), static_cast<T*>(columns), s, batch, channels);
+                    launch_kernel(im2col_kernel<T>, grid, kElementwiseBlock, 0, stream, static_cast<const T*>(image),
+                                  static_cast<T*>(columns), s, batch, channels);
                   });
 }
 
@@ -196,8 +199,8 @@ void launch_col2im(ScalarType dtype, const void* columns, void* image, const Im2
   launch_floating(dtype, "col2im", batch * channels * s.height * s.width,
                   [&](auto tag, unsigned grid, cudaStream_t stream) {
                     using T = typename decltype(tag)::type;
-                    col2im_kernel<T><<<grid, kElementwiseBlock, 0, stream>>>(
-                        static_cast<const T*>(columns), static_cast<T*>(image), s, batch, channels);
+                    launch_kernel(col2im_kernel<T>, grid, kElementwiseBlock, 0, stream, static_cast<const T*>(columns),
+                                  static_cast<T*>(image), s, batch, channels);
                   });
 }
 

@@ -23,6 +23,7 @@
 #include "cuda/cuda_device.h"
 #include "cuda/cuda_stream.h"
 #include "cuda/device_types.cuh"
+#include "cuda/launch.cuh"
 #include "cuda/reduce_args.h"
 
 namespace tg::cuda {
@@ -91,7 +92,7 @@ __global__ void reduce_row_kernel(ReduceArgs args, Reducer reducer, Writer write
                                   typename Reducer::acc_t* partials) {
   using Acc = typename Reducer::acc_t;
   constexpr int kWarps = kThreadsPerRow / 32;
-  __shared__ alignas(Acc) unsigned char scratch[sizeof(Acc) * (kWarps > 1 ? kWarps : 1)];
+  alignas(Acc) __shared__ unsigned char scratch[sizeof(Acc) * (kWarps > 1 ? kWarps : 1)];
   Acc* warp_results = reinterpret_cast<Acc*>(scratch);
   const int64_t begin = static_cast<int64_t>(blockIdx.y) * chunk;
   const int64_t end = std::min(begin + chunk, args.reduce_size);
@@ -119,7 +120,7 @@ template <typename In, typename Reducer, typename Writer>
 __global__ void reduce_column_kernel(ReduceArgs args, Reducer reducer, Writer writer, int64_t splits, int64_t chunk,
                                      typename Reducer::acc_t* partials) {
   using Acc = typename Reducer::acc_t;
-  __shared__ alignas(Acc) unsigned char scratch[sizeof(Acc) * kReduceBlock];
+  alignas(Acc) __shared__ unsigned char scratch[sizeof(Acc) * kReduceBlock];
   Acc* shares = reinterpret_cast<Acc*>(scratch);
   const int64_t begin = static_cast<int64_t>(blockIdx.y) * chunk;
   const int64_t end = std::min(begin + chunk, args.reduce_size);
@@ -184,19 +185,20 @@ void launch_reduction(const ReduceArgs& args, const Reducer& reducer, const Writ
   Acc* partial_data = static_cast<Acc*>(partials.get());
   const dim3 grid(blocks, static_cast<unsigned int>(splits));
   if (!row) {
-    reduce_column_kernel<In><<<grid, dim3(kColumnThreads, kColumnSplit), 0, stream>>>(args, reducer, writer, splits,
-                                                                                      chunk, partial_data);
+    launch_kernel(reduce_column_kernel<In, Reducer, Writer>, grid, dim3(kColumnThreads, kColumnSplit), 0, stream, args,
+                  reducer, writer, splits, chunk, partial_data);
   } else if (long_rows) {
-    reduce_row_kernel<kReduceBlock, In><<<grid, dim3(kReduceBlock, 1), 0, stream>>>(args, reducer, writer, splits,
-                                                                                    chunk, partial_data);
+    launch_kernel(reduce_row_kernel<kReduceBlock, In, Reducer, Writer>, grid, dim3(kReduceBlock, 1), 0, stream, args,
+                  reducer, writer, splits, chunk, partial_data);
   } else {
-    reduce_row_kernel<32, In><<<grid, dim3(32, kReduceBlock / 32), 0, stream>>>(args, reducer, writer, splits, chunk,
-                                                                                partial_data);
+    launch_kernel(reduce_row_kernel<32, In, Reducer, Writer>, grid, dim3(32, kReduceBlock / 32), 0, stream, args,
+                  reducer, writer, splits, chunk, partial_data);
   }
   TG_CUDA_KERNEL_LAUNCH_CHECK();
   if (splits > 1) {
-    combine_partials_kernel<<<capped_blocks((args.num_outputs + kReduceBlock - 1) / kReduceBlock), kReduceBlock, 0,
-                              stream>>>(args.num_outputs, splits, reducer, writer, partial_data);
+    launch_kernel(combine_partials_kernel<Reducer, Writer>,
+                  capped_blocks((args.num_outputs + kReduceBlock - 1) / kReduceBlock), kReduceBlock, 0, stream,
+                  args.num_outputs, splits, reducer, writer, partial_data);
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   }
 }

@@ -6,6 +6,7 @@
 
 #include "activation_math.h"
 #include "cuda/elementwise.cuh"
+#include "cuda/launch.cuh"
 #include "cuda/pointwise_ops.h"
 #include "scalar_math.h"
 
@@ -151,7 +152,8 @@ void launch_copy(ScalarType dtype, const ElementwiseArgs& args) {
     if (args.dtypes[1] == dtype || args.data[1] == nullptr) {
       launch_elementwise<T, T>(args, IdentityFunctor<opmath_t<T>>{});
     } else if (args.numel > 0) {
-      convert_kernel<T><<<elementwise_grid(args.numel), kElementwiseBlock, 0, getCurrentCUDAStream()>>>(args);
+      launch_kernel(convert_kernel<T>, elementwise_grid(args.numel), kElementwiseBlock, 0, getCurrentCUDAStream(),
+                    args);
       TG_CUDA_KERNEL_LAUNCH_CHECK();
     }
   });

@@ -5,6 +5,7 @@
 #include "autograd/grad_mode.h"
 #include "core/allocator.h"
 #include "core/cuda_availability.h"
+#include "core/deterministic.h"
 #include "core/device.h"
 #include "core/error.h"
 #include "core/generator.h"
