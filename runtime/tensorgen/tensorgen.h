@@ -18,3 +18,6 @@
 #include "dispatch/library.h"
 #include "dispatch/schema_parser.h"
 #include "tensorgen/ops.h"
+#include "serialize/safetensors.h"
+#include "optim/optim.h"
+#include "data/data.h"
