@@ -7,6 +7,7 @@
 
 #include "jit/jit.h"
 #include "plan_svg.h"
+#include "serialize/safetensors.h"
 #include "tensorgen/tensorgen.h"
 
 namespace tg::apps {
@@ -141,10 +142,34 @@ namespace tg::apps {
 
 int run_command(const std::vector<std::string>& args, std::ostream& out) {
   const Options options = parse(args, {"--inputs", "--out"});
-  (void)out;
-  TG_CHECK(false, "[tg-graph run] reading and writing safetensors files is not available in this build "
-           "(it needs tg::serialize from runtime/serialize/); graph '", options.file, "' was not run");
-  return 1;
+  if (!options.flags.contains("--inputs")) throw UsageError{"run needs --inputs IN.safetensors"};
+  if (!options.flags.contains("--out")) throw UsageError{"run needs --out OUT.safetensors"};
+  const jit::Graph graph = jit::load(options.file);
+  const std::string& inputs_path = options.flags.at("--inputs");
+  const serialize::NamedTensors named = serialize::load_tensors(inputs_path);
+  std::vector<Tensor> inputs;
+  for (int id : graph.inputs()) {
+    const std::string& name = graph.name(id);
+    const Tensor* found = nullptr;
+    for (const auto& [key, tensor] : named) {
+      if (key == name) found = &tensor;
+    }
+    if (found == nullptr) {
+      std::string available;
+      for (const auto& entry : named) available += (available.empty() ? "" : ", ") + entry.first;
+      TG_CHECK(false, "[tg-graph run] '", inputs_path, "' has no tensor named '", name, "' (an input of '",
+               options.file, "'); it holds: ", available.empty() ? "nothing" : available);
+    }
+    inputs.push_back(found->to(TensorOptions().device(graph.type(id).device)));
+  }
+  jit::StaticModule module(graph);
+  const std::vector<Tensor> outputs = module.run(inputs);
+  serialize::NamedTensors result;
+  for (size_t k = 0; k < outputs.size(); ++k) result.emplace_back("output" + std::to_string(k), outputs[k]);
+  serialize::save_tensors(result, options.flags.at("--out"));
+  out << "ran " << options.file << " (" << graph.nodes().size() << " nodes); wrote " << outputs.size()
+      << " outputs to " << options.flags.at("--out") << '\n';
+  return 0;
 }
 
 }  // namespace tg::apps

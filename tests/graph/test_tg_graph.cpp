@@ -9,6 +9,7 @@
 
 #include "graph_test_models.h"
 #include "jit/jit.h"
+#include "serialize/safetensors.h"
 
 using namespace tg;
 using namespace tg::graph_test;
@@ -90,4 +91,42 @@ TEST_CASE("tg-graph reports bad files and bad command lines") {
   r = run_tool("plan " + saved_mlp("tg_graph_plan2.yaml") + " --shapes x=4");
   CHECK(r.status == 1);
   CHECK(r.output.find("input 'x' has rank 2; --shapes gives 1 sizes") != std::string::npos);
+}
+
+TEST_CASE("tg-graph run: a saved training step reloads in a fresh process with the same results") {
+  const MlpShape s;
+  std::vector<Tensor> in = mlp_params(s, true);
+  in.push_back(randn({6, s.in}));
+  in.push_back(randn({6, s.out}));
+  std::vector<std::string> names = kMlpParamNames;
+  names.push_back("x");
+  names.push_back("target");
+  jit::trace(mlp_train_step, in, names).save("tg_graph_train.yaml");
+  // A different batch from the traced one: the file is not tied to its example.
+  std::vector<Tensor> run_in = mlp_params(s, false);
+  run_in.push_back(randn({9, s.in}));
+  run_in.push_back(randn({9, s.out}));
+  serialize::NamedTensors named;
+  for (size_t i = 0; i < names.size(); ++i) named.emplace_back(names[i], run_in[i]);
+  serialize::save_tensors(named, "tg_graph_train_in.safetensors");
+  std::remove("tg_graph_train_out.safetensors");
+  const Result r = run_tool("run tg_graph_train.yaml --inputs tg_graph_train_in.safetensors --out tg_graph_train_out.safetensors");
+  INFO(r.output);
+  REQUIRE(r.status == 0);
+  for (Tensor& t : run_in) t.requires_grad_(t.dim() > 0 && &t - run_in.data() < 4);
+  const std::vector<Tensor> eager = mlp_train_step(run_in);
+  const serialize::NamedTensors got = serialize::load_tensors("tg_graph_train_out.safetensors");
+  REQUIRE(got.size() == eager.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    CAPTURE(k);
+    CHECK(got[k].first == "output" + std::to_string(k));
+    CHECK(bitwise_equal(got[k].second, eager[k].detach()));
+  }
+  const Result missing = run_tool("run tg_graph_train.yaml --inputs tg_graph_plan.svg --out x.safetensors");
+  CHECK(missing.status == 1);
+  named.pop_back();
+  serialize::save_tensors(named, "tg_graph_partial.safetensors");
+  const Result partial = run_tool("run tg_graph_train.yaml --inputs tg_graph_partial.safetensors --out x.safetensors");
+  CHECK(partial.status == 1);
+  CHECK(partial.output.find("has no tensor named 'target'") != std::string::npos);
 }
