@@ -5,6 +5,7 @@
 
 #include "core/data_read_hook.h"
 #include "core/error.h"
+#include "core/storage.h"
 #include "dispatch/dispatcher.h"
 #include "dispatch/library.h"
 
@@ -27,9 +28,38 @@ namespace {
 struct TracingState {
   Graph graph;
   std::unordered_map<const TensorImpl*, int> value_of;
-  // Tensors the graph refers to, kept alive so no impl address is reused during the trace.
-  std::vector<Tensor> keep_alive;
+  // Per value id: its tensor, kept alive so that no impl address is reused during the trace.
+  std::vector<Tensor> tensor_of;
+  // Per storage: the values on it, oldest first. See Note [Aliases the tracer did not see made].
+  std::unordered_map<const StorageImpl*, std::vector<int>> values_on_storage;
+
+  void bind(const Tensor& t, int id) {
+    value_of[t.unsafeGetTensorImpl()] = id;
+    if (tensor_of.size() <= static_cast<size_t>(id)) tensor_of.resize(static_cast<size_t>(id) + 1);
+    tensor_of[static_cast<size_t>(id)] = t;
+    if (t.storage()) values_on_storage[t.storage().get()].push_back(id);
+  }
 };
+
+// Note [Aliases the tracer did not see made]
+// Autograd saves a node's own output as a fresh alias of it (SavedVariable's
+// alias_without_history: a new TensorImpl on the same storage, same geometry), so the
+// backward pass reads tensors whose impls the tracer never saw returned. Such a tensor is the
+// value on the same storage with the same offset, sizes, strides and dtype; the latest such
+// value is the one whose contents it shows (an in-place write makes a newer value).
+int find_alias(const TracingState& state, const Tensor& t) {
+  if (!t.storage()) return -1;
+  auto it = state.values_on_storage.find(t.storage().get());
+  if (it == state.values_on_storage.end()) return -1;
+  for (auto id = it->second.rbegin(); id != it->second.rend(); ++id) {
+    const Tensor& known = state.tensor_of[static_cast<size_t>(*id)];
+    if (known.scalar_type() == t.scalar_type() && known.storage_offset() == t.storage_offset() &&
+        known.sizes() == t.sizes() && known.strides() == t.strides()) {
+      return *id;
+    }
+  }
+  return -1;
+}
 
 thread_local TracingState* tls_state = nullptr;
 
@@ -58,17 +88,21 @@ TensorType type_of(const Tensor& t) { return {t.scalar_type(), t.sizes().vec(), 
 
 int value_of_tensor(TracingState& state, const OperatorHandle& op, const Argument& arg, const Tensor& t) {
   auto it = state.value_of.find(t.unsafeGetTensorImpl());
-  if (it == state.value_of.end() && t.unsafeGetTensorImpl()->is_wrapped_number()) {
+  if (it != state.value_of.end()) return it->second;
+  if (t.unsafeGetTensorImpl()->is_wrapped_number()) {
     // A C++ number that a composite kernel wrapped as a 0-dim tensor (x * 2.0): a constant.
     const int id = state.graph.add_constant(t);
-    state.value_of[t.unsafeGetTensorImpl()] = id;
-    state.keep_alive.push_back(t);
+    state.bind(t, id);
     return id;
   }
-  TG_CHECK(it != state.value_of.end(), "[jit::trace] ", op.schema().operator_name(), ": argument '", arg.name,
+  if (const int id = find_alias(state, t); id >= 0) {
+    state.value_of[t.unsafeGetTensorImpl()] = id;
+    return id;
+  }
+  TG_CHECK(false, "[jit::trace] ", op.operator_name().str(), ": argument '", arg.name,
            "' is a tensor that is neither a graph input nor made by a traced operator (it was captured from "
            "outside the traced function); pass it as an input");
-  return it->second;
+  return -1;
 }
 
 void tracer_fallback(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) {
@@ -79,7 +113,7 @@ void tracer_fallback(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) 
     return;
   }
   const FunctionSchema& schema = op.schema();
-  const std::string name = schema.operator_name();
+  const std::string name = op.operator_name().str();
   for (const Argument& ret : schema.returns) {
     TG_CHECK(ret.type.base == BaseType::Tensor && !ret.type.is_list, "[jit::trace] ", name, " returns '",
              ret.type.str(), "': only operators that return tensors can be traced (a non-tensor result depends "
@@ -122,8 +156,7 @@ void tracer_fallback(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) 
   for (size_t i = stack->size() - num_returns; i < stack->size(); ++i) {
     const Tensor& out = (*stack)[i].toTensor();
     const int id = state->graph.add_value(type_of(out));
-    state->value_of[out.unsafeGetTensorImpl()] = id;
-    state->keep_alive.push_back(out);
+    state->bind(out, id);
     node.outputs.push_back(id);
   }
   state->graph.add_node(std::move(node));
@@ -167,8 +200,7 @@ Graph trace(const TracedFunction& fn, const std::vector<Tensor>& example_inputs,
              " is the same tensor as an earlier input; pass each tensor once");
     const int id = state->graph.add_input(type_of(t), input_names.empty() ? "input" + std::to_string(i)
                                                                          : input_names[i]);
-    state->value_of[t.unsafeGetTensorImpl()] = id;
-    state->keep_alive.push_back(t);
+    state->bind(t, id);
   }
   std::vector<Tensor> results;
   {
@@ -176,10 +208,14 @@ Graph trace(const TracedFunction& fn, const std::vector<Tensor>& example_inputs,
     results = fn(example_inputs);
   }
   for (size_t i = 0; i < results.size(); ++i) {
-    auto it = state->value_of.find(results[i].unsafeGetTensorImpl());
-    TG_CHECK(results[i].defined() && it != state->value_of.end(), "[jit::trace] output ", i,
+    int id = -1;
+    if (results[i].defined()) {
+      auto it = state->value_of.find(results[i].unsafeGetTensorImpl());
+      id = it != state->value_of.end() ? it->second : find_alias(*state, results[i]);
+    }
+    TG_CHECK(id >= 0, "[jit::trace] output ", i,
              " of the traced function is not an input or a tensor made by a traced operator");
-    state->graph.add_output(it->second);
+    state->graph.add_output(id);
   }
   return std::move(state->graph);
 }

@@ -53,7 +53,7 @@ std::optional<OutVariant> find_out_variant(const OperatorHandle& functional) {
   for (const Argument& ret : schema.returns) {
     if (ret.type.base != BaseType::Tensor || ret.type.is_list || ret.type.alias.has_value()) return std::nullopt;
   }
-  const std::string full = schema.operator_name();
+  const std::string full = functional.operator_name().str();
   const auto& table = overloads_by_name();
   auto it = table.find(full.substr(0, full.find('.', full.rfind(':') + 1)));
   if (it == table.end()) return std::nullopt;
