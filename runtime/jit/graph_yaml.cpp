@@ -15,6 +15,7 @@
 #include "dispatch/schema_values.h"
 #include "jit/passes/lint.h"
 #include "ops/scalar_tensor.h"
+#include "tensorgen/ops.h"
 
 namespace tg::jit {
 

@@ -217,7 +217,8 @@ Graph trace(const TracedFunction& fn, const std::vector<Tensor>& example_inputs,
              " of the traced function is not an input or a tensor made by a traced operator");
     state->graph.add_output(id);
   }
-  return std::move(state->graph);
+  // Constants get ids when first seen; renumbering puts them where a loaded file has them.
+  return renumbered(state->graph);
 }
 
 }  // namespace tg::jit
