@@ -297,7 +297,9 @@ class Reader {
     TensorType type;
     const YAML::Node dtype = required(map, "dtype", map);
     try {
-      type.dtype = scalar_type_from_string(scalar(dtype, "a dtype"));
+      const std::string name = scalar(dtype, "a dtype");
+      // "undefined": an output its operator left undefined (graph.h).
+      type.dtype = name == "undefined" ? ScalarType::Undefined : scalar_type_from_string(name);
     } catch (const Error&) {
       fail(dtype.Mark(), "unknown dtype '", dtype.Scalar(), "'; expected a name such as float32, int64, bool");
     }

@@ -155,8 +155,10 @@ void tracer_fallback(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) 
   const size_t num_returns = schema.returns.size();
   for (size_t i = stack->size() - num_returns; i < stack->size(); ++i) {
     const Tensor& out = (*stack)[i].toTensor();
-    const int id = state->graph.add_value(type_of(out));
-    state->bind(out, id);
+    // An operator may leave an output undefined (a backward whose output_mask skips it): the
+    // value exists with dtype "undefined", and nothing can read it (readers see None).
+    const int id = state->graph.add_value(out.defined() ? type_of(out) : TensorType{ScalarType::Undefined, {}, Device(kCPU)});
+    if (out.defined()) state->bind(out, id);
     node.outputs.push_back(id);
   }
   state->graph.add_node(std::move(node));

@@ -230,3 +230,27 @@ TEST_CASE("capture: StaticModule rejects inputs unlike the graph's") {
   in.push_back(randn({2, 32}).to(TensorOptions().dtype(kDouble)));
   CHECK_THROWS_WITH_AS(m.run(in), doctest::Contains("input 4 ('input4') should be like"), Error);
 }
+
+TEST_CASE("capture: a transformer block's training step (loss and every parameter's gradient)") {
+  const int64_t dim = 16;
+  std::vector<Tensor> in = transformer_params(dim, 2 * dim);
+  for (Tensor& p : in) p.requires_grad_(true);
+  manual_seed(5);
+  in.push_back(randn({2, 4, dim}));
+  auto step = [](const std::vector<Tensor>& x) -> std::vector<Tensor> {
+    Tensor loss = transformer_block(x)[0].pow(2.0).mean();
+    std::vector<Tensor> params(x.begin(), x.begin() + 12);
+    std::vector<Tensor> grads = autograd::grad({loss}, params);
+    grads.insert(grads.begin(), loss);
+    return grads;
+  };
+  const Graph g = jit::trace(step, in);
+  jit::lint_graph(g);
+  CHECK(g.outputs().size() == 13);
+  CHECK(count_op(g, "tg::native_layer_norm_backward") == 2);
+  StaticModule m(g);
+  const std::vector<Tensor> eager = step(in);
+  check_same(m.run(in), eager);
+  check_same(m.run(in), eager);
+  CHECK(jit::parse_graph_yaml(g.to_yaml(), "block_step.yaml") == g);
+}
