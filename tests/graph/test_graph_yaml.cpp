@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <random>
 #include <regex>
 
 #include "graph_test_models.h"
@@ -126,4 +127,38 @@ TEST_CASE("graph_yaml: each kind of broken file gives file:line:column and what 
 TEST_CASE("graph_yaml: a missing file is a clear error") {
   CHECK_THROWS_WITH_AS(jit::load("no/such/graph.yaml"), doctest::Contains("cannot open 'no/such/graph.yaml'"),
                        ValueError);
+}
+
+TEST_CASE("graph_yaml: 3000 mutated files give tg::ValueError or load, never anything else") {
+  std::mt19937 rng(99);
+  const std::string alphabet = "%:{}[],\"- \n0123456789abcdefxyz.#!&*|>'";
+  int loaded = 0, rejected = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string text = kValid;
+    const int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits; ++e) {
+      const size_t at = rng() % text.size();
+      switch (rng() % 3) {
+        case 0:
+          text[at] = alphabet[rng() % alphabet.size()];
+          break;
+        case 1:
+          text.erase(at, 1 + rng() % 8);
+          break;
+        default:
+          text.insert(at, 1, alphabet[rng() % alphabet.size()]);
+      }
+    }
+    CAPTURE(text);
+    try {
+      const Graph g = jit::parse_graph_yaml(text, "mutated.yaml");
+      jit::lint_graph(g);
+      ++loaded;
+    } catch (const ValueError& e) {
+      REQUIRE(e.message().rfind("mutated.yaml:", 0) == 0);
+      ++rejected;
+    }
+  }
+  CHECK(rejected > 0);
+  MESSAGE(loaded << " mutated files still loaded, " << rejected << " were rejected with file:line:column");
 }
