@@ -17,6 +17,7 @@ namespace tg {
   _(PrivateUse1)     /* backend: for out-of-tree devices and tests */                \
   _(BackendSelect)   /* picks a backend for factories, which have no tensor input */ \
   _(ADInplaceOrView) /* version bumps and view bookkeeping for in-place ops */       \
+  _(Tracer)          /* records calls into a jit::Graph (runtime/jit/tracer.cpp) */   \
   _(Autograd)        /* records the graph, then redispatches below itself */         \
   _(FuncTorchBatched) /* vmap: batching rules over BatchedTensors (runtime/functorch) */ \
   _(PrivateUse2)     /* a key above autograd, for tracers/profilers and tests */

@@ -1,5 +1,7 @@
 #include "ops/print.h"
 
+#include "core/data_read_hook.h"
+
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
@@ -115,6 +117,7 @@ std::string type_string(const Tensor& t) {
 }
 
 std::ostream& operator<<(std::ostream& out, const Tensor& tensor) {
+  notify_data_read("printing a tensor");
   if (!tensor.defined()) return out << "[ Tensor (undefined) ]";
   Tensor t = tensor.is_cpu() ? tensor.contiguous() : tensor.to(TensorOptions().device(kCPU)).contiguous();
   std::vector<double> values(static_cast<size_t>(t.numel()));

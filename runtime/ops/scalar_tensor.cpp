@@ -1,5 +1,7 @@
 #include "ops/scalar_tensor.h"
 
+#include "core/data_read_hook.h"
+
 #include "tensorgen/ops.h"
 
 namespace tg {
@@ -36,6 +38,7 @@ Tensor scalar_tensor(const Scalar& s, ScalarType dtype, Device device) {
 }
 
 Scalar TensorBase::item() const {
+  notify_data_read("item()");
   TG_CHECK_VALUE(numel() == 1, "[item] a Tensor with ", numel(), " elements cannot be converted to Scalar");
   Tensor t(*this);
   if (!t.is_cpu()) t = t.to(TensorOptions().device(kCPU));

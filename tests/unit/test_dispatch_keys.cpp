@@ -107,11 +107,13 @@ TEST_CASE("dispatch_keys: runtime keys are distinct from alias keys and ordered 
   CHECK_FALSE(tg::is_backend_key(DispatchKey::Autograd));
   CHECK_FALSE(tg::is_backend_key(DispatchKey::BackendSelect));
 
-  // Priority: backends < BackendSelect < ADInplaceOrView < Autograd < PrivateUse2.
+  // Priority: backends < BackendSelect < ADInplaceOrView < Tracer < Autograd < PrivateUse2.
   CHECK(DispatchKey::CPU < DispatchKey::BackendSelect);
   CHECK(DispatchKey::PrivateUse1 < DispatchKey::BackendSelect);
   CHECK(DispatchKey::BackendSelect < DispatchKey::ADInplaceOrView);
   CHECK(DispatchKey::ADInplaceOrView < DispatchKey::Autograd);
+  CHECK(DispatchKey::ADInplaceOrView < DispatchKey::Tracer);  // the jit tracer records below autograd
+  CHECK(DispatchKey::Tracer < DispatchKey::Autograd);
   CHECK(DispatchKey::Autograd < DispatchKey::PrivateUse2);
 }
 
@@ -183,7 +185,7 @@ TEST_CASE("dispatch_keys: highest_priority_key, below and below_highest") {
   CHECK(DispatchKeySet::below(DispatchKey::CUDA) == DispatchKeySet(DispatchKey::CPU));
   CHECK(DispatchKeySet::below(DispatchKey::Autograd) ==
         DispatchKeySet{DispatchKey::CPU, DispatchKey::CUDA, DispatchKey::PrivateUse1, DispatchKey::BackendSelect,
-                       DispatchKey::ADInplaceOrView});
+                       DispatchKey::ADInplaceOrView, DispatchKey::Tracer});
   CHECK_FALSE(DispatchKeySet::below(DispatchKey::Autograd).has(DispatchKey::Autograd));
   CHECK_FALSE(DispatchKeySet::below(DispatchKey::Autograd).has(DispatchKey::PrivateUse2));
   CHECK(DispatchKeySet::below(DispatchKey::Undefined).empty());
@@ -217,7 +219,7 @@ TEST_CASE("dispatch_keys: printing a key set lists its keys in priority order") 
   CHECK(printed(DispatchKeySet(DispatchKey::CPU)) == "[CPU]");
   CHECK(printed(DispatchKeySet{DispatchKey::Autograd, DispatchKey::CPU}) == "[CPU, Autograd]");
   CHECK(printed(DispatchKeySet::full()) ==
-        "[CPU, CUDA, PrivateUse1, BackendSelect, ADInplaceOrView, Autograd, FuncTorchBatched, PrivateUse2]");
+        "[CPU, CUDA, PrivateUse1, BackendSelect, ADInplaceOrView, Tracer, Autograd, FuncTorchBatched, PrivateUse2]");
 }
 
 TEST_CASE("dispatch_keys: include and exclude guards nest and restore the previous sets") {

@@ -1,0 +1,139 @@
+// The program level measured: static runtime against eager tensorgen and onnxruntime (through
+// the project's .venv Python, driven from this run) on the same graphs, and the memory
+// planner's figures per graph. Every figure is `name value unit`; the last line is the
+// summary the issue asks for. See docs/performance.md.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "bench_util.h"
+#include "graph_test_models.h"
+#include "jit/jit.h"
+#include "npy_io.h"
+
+using namespace tg;
+using namespace tg::graph_test;
+
+namespace {
+
+constexpr int kRounds = 7;
+
+struct GraphCase {
+  std::string name;
+  std::function<std::vector<Tensor>(const std::vector<Tensor>&)> fn;
+  std::vector<Tensor> inputs;
+  long iterations;
+};
+
+double us_per_call(long iterations, const std::function<void()>& body) {
+  return bench::best_ns_per_call(iterations, 1, body) / 1e3;
+}
+
+// onnxruntime's best time per run, or a negative number (and `note`) when it cannot run.
+double onnxruntime_us(const jit::Graph& g, const std::vector<Tensor>& inputs, const std::string& name, long iterations,
+                      std::string* note) {
+  const std::string python = TG_SOURCE_ROOT "/.venv/bin/python";
+  if (!std::filesystem::exists(python)) {
+    *note = "no " + python + " (run tools/setup-venv.sh)";
+    return -1;
+  }
+  const std::string dir = std::filesystem::temp_directory_path() / ("tg_bench_graph_" + name);
+  std::filesystem::create_directories(dir);
+  g.save(dir + "/graph.yaml");
+  for (size_t k = 0; k < inputs.size(); ++k) save_npy(inputs[k].detach(), dir + "/in_" + std::to_string(k) + ".npy");
+  const std::string command = python + " " TG_SOURCE_ROOT "/tools/bench_onnxruntime.py " + dir + "/graph.yaml " + dir +
+                              " " + std::to_string(iterations) + " " + std::to_string(kRounds) + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string output;
+  char buffer[4096];
+  size_t n;
+  while (pipe && (n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, n);
+  if (pipe) pclose(pipe);
+  if (output.rfind("onnxruntime_us ", 0) == 0) return std::stod(output.substr(15));
+  *note = output.rfind("onnxruntime_unsupported ", 0) == 0 ? "not exportable: " + output.substr(24) : output;
+  while (!note->empty() && note->back() == '\n') note->pop_back();
+  return -1;
+}
+
+}  // namespace
+
+int main() {
+  const MlpShape mlp{784, 512, 10};
+  auto mlp_in = [&](int64_t batch, bool training) {
+    std::vector<Tensor> in = mlp_params(mlp, training);
+    in.push_back(randn({batch, mlp.in}));
+    if (training) in.push_back(randn({batch, mlp.out}));
+    return in;
+  };
+  std::vector<Tensor> block_in = transformer_params(256, 1024);
+  block_in.push_back(randn({4, 64, 256}));
+  std::vector<GraphCase> cases = {
+      {"mlp_infer_b1", mlp_forward, mlp_in(1, false), 2000},
+      {"mlp_infer_b64", mlp_forward, mlp_in(64, false), 300},
+      {"mlp_train_step_b64", mlp_train_step, mlp_in(64, true), 100},
+      {"transformer_block_4x64x256", transformer_block, block_in, 30},
+  };
+  double worst_ratio = 0, speedup_b1 = 0;
+  int graphs = 0;
+  for (GraphCase& c : cases) {
+    const jit::Graph g = jit::trace(c.fn, c.inputs);
+    jit::StaticModule m(g);
+    m.run(c.inputs);
+    m.run(c.inputs);
+    double eager = 1e300, stat = 1e300;
+    for (int r = 0; r < kRounds; ++r) {  // alternately, so a disturbance hits both alike
+      eager = std::min(eager, us_per_call(c.iterations, [&] { bench::do_not_optimize(c.fn(c.inputs)); }));
+      stat = std::min(stat, us_per_call(c.iterations, [&] { bench::do_not_optimize(m.run(c.inputs)); }));
+    }
+    bench::report("graph." + c.name + ".eager_us", eager, "us");
+    bench::report("graph." + c.name + ".static_us", stat, "us");
+    bench::report("graph." + c.name + ".static_speedup", eager / stat, "x");
+    std::string note;
+    const double ort = onnxruntime_us(g, c.inputs, c.name, c.iterations, &note);
+    if (ort > 0) {
+      bench::report("graph." + c.name + ".onnxruntime_us", ort, "us");
+      bench::report("graph." + c.name + ".static_over_onnxruntime", ort / stat, "x");
+    } else {
+      std::printf("graph.%s.onnxruntime_us - (%s)\n", c.name.c_str(), note.c_str());
+    }
+    const jit::PlanReport& plan = *m.last_plan();
+    const double ratio = plan.lower_bound > 0 ? static_cast<double>(plan.plan.arena_bytes) / plan.lower_bound : 1.0;
+    bench::report("plan." + c.name + ".nodes", static_cast<double>(g.nodes().size()), "nodes");
+    bench::report("plan." + c.name + ".out_variant_nodes", static_cast<double>(m.num_out_variant_nodes()), "nodes");
+    bench::report("plan." + c.name + ".arena_kib", plan.plan.arena_bytes / 1024.0, "KiB");
+    bench::report("plan." + c.name + ".lower_bound_kib", plan.lower_bound / 1024.0, "KiB");
+    bench::report("plan." + c.name + ".naive_total_kib", plan.naive_total / 1024.0, "KiB");
+    bench::report("plan." + c.name + ".arena_over_lower_bound", ratio, "x");
+    bench::report("plan." + c.name + ".planning_ms", plan.planning_ms, "ms");
+    worst_ratio = std::max(worst_ratio, ratio);
+    ++graphs;
+    if (c.name == "mlp_infer_b1") speedup_b1 = eager / stat;
+  }
+  // A 10^4-node graph: a chain with skip connections every 8 nodes, to time the planner.
+  {
+    auto long_chain = [](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+      Tensor x = in[0], skip = in[0];
+      for (int k = 0; k < 5000; ++k) {
+        x = relu(x) + (k % 8 == 0 ? skip : x);
+        if (k % 8 == 0) skip = x;
+      }
+      return {x};
+    };
+    const std::vector<Tensor> in = {randn({16, 16})};
+    jit::StaticModule m(jit::trace(long_chain, in));
+    m.run(in);
+    const jit::PlanReport& plan = *m.last_plan();
+    const double ratio = static_cast<double>(plan.plan.arena_bytes) / plan.lower_bound;
+    bench::report("plan.chain_10k.nodes", static_cast<double>(m.graph().nodes().size()), "nodes");
+    bench::report("plan.chain_10k.buffers", static_cast<double>(m.last_managed_buffers()->size()), "buffers");
+    bench::report("plan.chain_10k.arena_over_lower_bound", ratio, "x");
+    bench::report("plan.chain_10k.planning_ms", plan.planning_ms, "ms");
+    worst_ratio = std::max(worst_ratio, ratio);
+    ++graphs;
+  }
+  std::printf("planner: worst arena/lower-bound ratio %.3f over %d graphs; static/eager speedup %.2f at batch 1\n",
+              worst_ratio, graphs, speedup_b1);
+  return 0;
+}
