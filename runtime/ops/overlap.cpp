@@ -52,14 +52,14 @@ MemOverlapStatus get_overlap_status(const TensorImpl& a, const TensorImpl& b) {
 }
 
 void assert_no_internal_overlap(std::string_view op, const Tensor& t) {
-  TG_CHECK(has_internal_overlap(*t.unsafeGetTensorImpl()) != MemOverlap::Yes, "[", op,
+  TG_CHECK_VALUE(has_internal_overlap(*t.unsafeGetTensorImpl()) != MemOverlap::Yes, "[", op,
            "] unsupported operation: more than one element of the written-to tensor refers to a single memory "
            "location (sizes ", t.sizes(), ", strides ", t.strides(),
            "). Please clone() the tensor before performing the operation.");
 }
 
 void assert_no_partial_overlap(std::string_view op, const Tensor& written, const Tensor& read) {
-  TG_CHECK(get_overlap_status(*written.unsafeGetTensorImpl(), *read.unsafeGetTensorImpl()) !=
+  TG_CHECK_VALUE(get_overlap_status(*written.unsafeGetTensorImpl(), *read.unsafeGetTensorImpl()) !=
                MemOverlapStatus::Partial,
            "[", op, "] unsupported operation: some elements of the input tensor and the written-to tensor refer to "
            "a single memory location (written sizes ", written.sizes(), ", strides ", written.strides(),

@@ -31,7 +31,7 @@ bool is_non_overlapping_and_dense(const TensorImpl& t);
 MemOverlap has_internal_overlap(const TensorImpl& t);
 MemOverlapStatus get_overlap_status(const TensorImpl& a, const TensorImpl& b);
 
-// Raise tg::Error "[op] unsupported operation: ..." on internal / partial overlap.
+// Raise tg::ValueError "[op] unsupported operation: ..." on internal / partial overlap.
 void assert_no_internal_overlap(std::string_view op, const Tensor& t);
 void assert_no_partial_overlap(std::string_view op, const Tensor& written, const Tensor& read);
 

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -40,6 +41,8 @@ void sweep(const tg_fuzz::ArgumentOptions& options, int calls) {
   const std::vector<std::string> names = dispatcher.allOperatorNames();
   REQUIRE(names.size() > 100);
   int returned = 0, refused = 0;
+  // TG_SWEEP_VERBOSE=1 prints every tg::Error, to see how far calls get into the kernels.
+  const bool verbose = std::getenv("TG_SWEEP_VERBOSE") != nullptr;
   for (size_t index = 0; index < names.size(); ++index) {
     const std::string& name = names[index];
     if (tg_fuzz::is_excluded(name)) continue;
@@ -50,6 +53,7 @@ void sweep(const tg_fuzz::ArgumentOptions& options, int calls) {
       tg_fuzz::ByteSource source(bytes.data(), bytes.size());
       const tg_fuzz::CallOutcome outcome = tg_fuzz::call_with_random_arguments(op, source, options);
       CHECK_MESSAGE(outcome.kind != tg_fuzz::CallOutcome::ForeignException, outcome.message);
+      if (verbose && outcome.kind == tg_fuzz::CallOutcome::TgError) std::fprintf(stderr, "%s\n", outcome.message.c_str());
       (outcome.kind == tg_fuzz::CallOutcome::Returned ? returned : refused) += 1;
     }
   }
