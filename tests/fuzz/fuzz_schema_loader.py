@@ -35,14 +35,14 @@ TOKENS = [
     "(", ")", "->", "Tensor", "Tensor(a!)", "?", "[]", "int[2]", "*, ", "=", "None", "__", ".",
     "grad", "self", "result", ";", "std::system(", "1e400", "-", "\t", "\x00", "\xff", "\u2028",
     "variants: []", "dispatch:", "derivatives:", "conformance:", "func: ", "structured: True",
-    "[" * 100, "[" * 1200, "{a: " * 50,
+    "[" * 100, "[" * 1200, "{a: " * 50, "[" * 1200 + "]" * 1200, "{a: " * 400 + "}" * 400,
 ]
 LINE_RE = re.compile(r"^.+?(:\d+)?: .+", re.S)
 
 
 def mutate(text: str, rng: random.Random) -> str:
     for _ in range(rng.randint(1, 4)):
-        choice = rng.randrange(7)
+        choice = rng.randrange(8)
         position = rng.randrange(len(text) + 1)
         if choice == 0 and text:  # delete a span
             end = min(len(text), position + rng.randint(1, 20))
@@ -64,6 +64,14 @@ def mutate(text: str, rng: random.Random) -> str:
             lines = text.split("\n")
             i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
             lines[i], lines[j] = lines[j], lines[i]
+            text = "\n".join(lines)
+        elif choice == 6:  # replace a value by a deeply nested one
+            lines = text.split("\n")
+            index = rng.randrange(len(lines))
+            if ": " in lines[index]:
+                depth = rng.choice((3, 40, 400, 1500))
+                key = lines[index].split(": ", 1)[0]
+                lines[index] = f"{key}: " + "[" * depth + "x" + "]" * depth
             text = "\n".join(lines)
         else:  # change indentation
             lines = text.split("\n")
@@ -108,7 +116,7 @@ def corpus() -> tuple[list[str], list[str], list[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--iterations", type=int, default=300,
+    parser.add_argument("--iterations", type=int, default=200,
                         help="mutated schema files to load (strings: 5 times as many)")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--artifacts", default=None, help="folder for failing inputs")
