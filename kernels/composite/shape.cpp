@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "NativeFunctions.h"
+#include "core/checked_math.h"
 #include "core/wrap_dim.h"
 #include "tensorgen/ops.h"
 
@@ -56,7 +57,8 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes
   int64_t total = 0;
   for (int64_t s : split_sizes) {
     TG_CHECK_VALUE(s >= 0, "[split_with_sizes] split_sizes must be non-negative, got ", split_sizes);
-    total += s;
+    TG_CHECK_VALUE(!add_overflows(total, s, &total), "[split_with_sizes] split_sizes ", split_sizes,
+                   " sum past the int64 range");
   }
   TG_CHECK_VALUE(total == self.size(dim), "[split_with_sizes] expects split_sizes to sum exactly to ", self.size(dim),
                  " (input tensor's size at dimension ", dim, "), but got split_sizes=", split_sizes);

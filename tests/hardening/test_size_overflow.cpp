@@ -61,3 +61,14 @@ TEST_CASE("overflow: a memory request the allocator cannot meet is an OutOfMemor
 }
 
 }  // namespace
+
+namespace {
+
+// Found by the operator sweep under UBSan: the sum of split sizes wrapped around.
+TEST_CASE("overflow: split_with_sizes whose sizes sum past int64 is refused") {
+  tg::Tensor t = tg::zeros({3});
+  std::string message = thrown<tg::Error>([&] { tg::split_with_sizes(t, {k62 + 3, std::numeric_limits<int64_t>::max()}); });
+  CHECK(contains(message, "int64"));
+}
+
+}  // namespace
