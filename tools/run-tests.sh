@@ -28,7 +28,7 @@ leg_sanitized() {
   tools/configure-sanitized.sh build-san || return 1
   ninja -C build-san || return 1
   export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1
-  export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+  export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:suppressions=$PWD/tools/ubsan-suppressions.txt
   meson test -C build-san --print-errorlogs --suite unit --suite fuzz --logbase testlog-unit-fuzz
   logs+=(build-san/meson-logs/testlog-unit-fuzz.json)
   meson test -C build-san --print-errorlogs conformance --logbase testlog-conformance-sample \
