@@ -229,12 +229,25 @@ class Wrapper:
     input_pointers: str = ""        # "&self, &other": the non-out tensors, for the output device
     written: tuple[str, ...] = ()   # tensors the kernel writes: their version counters are bumped
     written_lists: tuple[str, ...] = ()  # Tensor(a!)[] arguments: every element is bumped
+    # "&self, &index": the tensors the kernel only reads, checked against the written ones for
+    # partial overlap (See Note [Memory overlap] in runtime/ops/overlap.h).
+    read_pointers: str = ""
 
     @property
     def bumps_versions(self) -> bool:
         """Backends bump the version of each tensor they write, so that autograd notices
         in-place changes of saved tensors; composites leave it to the operators they call."""
         return self.key in BACKEND_KEYS and bool(self.written or self.written_lists)
+
+    @property
+    def checks_overlap(self) -> bool:
+        """Backends check what they write for memory overlap, once, before the kernel runs;
+        composites leave it to the operators they call, as with versions."""
+        return self.bumps_versions
+
+    @property
+    def written_pointers(self) -> str:
+        return ", ".join(f"&{name}" for name in self.written)
 
     @property
     def wrapper_name(self) -> str:
@@ -305,14 +318,17 @@ def wrappers_for_key(registry: Registry, key: str, functions=None) -> list[Wrapp
                 device_check=check,
                 guard_pointers=guard,
                 input_pointers=_pointers(a for a in f.func.arguments if not a.is_out),
-                written=tuple(a.name for a in f.func.arguments if a.type.is_write)))
+                written=tuple(a.name for a in f.func.arguments if a.type.is_write),
+                read_pointers=_pointers(a for a in f.func.arguments if not a.type.is_write)))
         elif key in f.dispatch:
             wrappers.append(Wrapper(op=op, key=key, kind="plain", kernel=f.dispatch[key], device_check=check,
                                     guard_pointers=guard,
                                     written=tuple(a.name for a in f.func.arguments
                                                   if a.type.is_write and a.type.is_tensor),
                                     written_lists=tuple(a.name for a in f.func.arguments
-                                                        if a.type.is_write and a.type.is_tensor_list)))
+                                                        if a.type.is_write and a.type.is_tensor_list),
+                                    read_pointers=_pointers(a for a in f.func.arguments
+                                                            if not a.type.is_write)))
     return wrappers
 
 

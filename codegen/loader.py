@@ -100,8 +100,29 @@ def _syntax_error(path: str, text: str, error: yaml.YAMLError) -> SchemaError:
     return SchemaError(Location(path, 0), f"invalid YAML: {error}")
 
 
+# No schema needs values nested deeper than this; deeper ones are refused before anything
+# recursive (the model's parsers, messages quoting a value) sees them.
+MAX_NESTING = 32
+
+
+def _too_deep(document: Any) -> Optional[int]:
+    """The line of the first mapping or list nested deeper than MAX_NESTING, else None.
+    Iterative, so that the check itself cannot exhaust Python's stack."""
+    stack = [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if not isinstance(value, (LocatedMap, LocatedList)):
+            continue
+        if depth > MAX_NESTING:
+            return value.line
+        children = value.values() if isinstance(value, LocatedMap) else value
+        stack.extend((child, depth + 1) for child in children)
+    return None
+
+
 def load_yaml_text(text: str, path: str, errors: ErrorCollector) -> Optional[Any]:
     """Parses `text` (the contents of `path`); on a syntax error reports it and returns None."""
+    loader = None
     try:
         loader = _LocatingLoader(text)  # checks that every character is printable
         try:
@@ -111,6 +132,15 @@ def load_yaml_text(text: str, path: str, errors: ErrorCollector) -> Optional[Any
     except yaml.YAMLError as error:
         errors.add(_syntax_error(path, text, error))
         return None
+    except RecursionError:
+        # PyYAML's composer recurses once per level: report where the reader had got to.
+        line = loader.line + 1 if loader is not None else 0
+        errors.error(Location(path, line), f"values nested too deeply (more than {MAX_NESTING} levels)")
+        return None
+    deep_line = _too_deep(document)
+    if deep_line is not None:
+        errors.error(Location(path, deep_line), f"values nested too deeply (more than {MAX_NESTING} levels)")
+        return None
     for key, line, first_line in loader.duplicate_keys:
         errors.error(Location(path, line), f"duplicate key '{key}' (first at line {first_line})")
     return document
@@ -119,12 +149,17 @@ def load_yaml_text(text: str, path: str, errors: ErrorCollector) -> Optional[Any
 def load_yaml_file(path: str, errors: ErrorCollector) -> Optional[Any]:
     """Reads and parses one schema file; a file that cannot be read is reported, not raised."""
     try:
-        with open(path, encoding="utf-8") as stream:
-            text = stream.read()
+        with open(path, "rb") as stream:
+            data = stream.read()
     except OSError as error:
         errors.error(Location(path, 0), f"cannot read schema file: {error.strerror or error}")
         return None
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        errors.error(Location(path, 0), f"schema file is not UTF-8: {error.reason}")
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        errors.error(Location(path, line), f"schema file is not UTF-8: {error.reason} "
+                                           f"(byte 0x{data[error.start]:02x} at column {column})")
         return None
     return load_yaml_text(text, path, errors)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from codegen.check_formulas import check_reference
 from codegen.errors import ErrorCollector, Location, SchemaError, describe_yaml_value, suggestion
 from codegen.model import (CONFORMANCE_CHECKS, DOMAIN_KINDS, DTYPES, Argument, ConformanceHints,
                            Domain, FrozenDict, FunctionSchema, Sample, SampleInput, Tolerance)
@@ -32,7 +33,8 @@ def parse_conformance(value: Any, loc: Location, path: str, func: FunctionSchema
                               "dtypes": None, "input_dtypes": FrozenDict(), "tolerance": FrozenDict(),
                               "compare": "values", "skip": FrozenDict(), "grad_inputs": None}
     readers: dict[str, Callable[[Any, Location], Any]] = {
-        "reference": lambda v, at: expect_string(v, at, f"conformance 'reference' of '{name}'"),
+        "reference": lambda v, at: check_reference(
+            expect_string(v, at, f"conformance 'reference' of '{name}'"), func, at),
         "samples": lambda v, at: _parse_samples(v, at, path, func, errors),
         "domain": lambda v, at: _parse_domain(v, at, path, func, errors),
         "dtypes": lambda v, at: _parse_dtypes(v, at, path, name),

@@ -159,6 +159,12 @@ def _parse_func(node: Node, errors: ErrorCollector) -> Optional[FunctionSchema]:
 
 def _parse_variants(value: Any, loc: Location, path: str, context: str) -> tuple[str, ...]:
     names = name_list(value, loc, path, f"'variants'{context}")
+    if not names:
+        # An empty list would generate neither tg::op nor Tensor::op: the operator would exist
+        # only in the dispatcher, which is never what an entry means.
+        raise SchemaError(loc, f"'variants: []'{context} leaves the operator without any C++ "
+                               f"function; list at least one of: {', '.join(VARIANTS)}, or leave "
+                               "'variants' out for the default (function)")
     for name, name_loc in names:
         if name not in VARIANTS:
             raise SchemaError(name_loc,

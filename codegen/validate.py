@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import AbstractSet, Sequence
 
 from codegen import cpp_types
+from codegen.check_formulas import check_derivative_formulas
+from codegen.check_names import check_names
 from codegen.errors import ErrorCollector, Location, suggestion
 from codegen.model import FunctionSchema, NativeFunction, SchemaKind
 from codegen.parse_entries import ParsedEntries
@@ -21,6 +23,7 @@ def validate(parsed: ParsedEntries, errors: ErrorCollector) -> None:
     functions, incomplete = parsed.functions, parsed.incomplete
     for f in functions:
         _check_arguments(f.func, errors)
+        check_names(f.func, errors)
         reported = len(errors)
         _check_inplace(f.func, errors)
         _check_out(f.func, errors)
@@ -31,6 +34,7 @@ def validate(parsed: ParsedEntries, errors: ErrorCollector) -> None:
     _check_delegates(functions, incomplete, errors)
     _check_autogen(functions, parsed.declared, errors)
     _check_cpp_names(functions, errors)
+    check_derivative_formulas(functions, errors)
 
 
 # --- One schema ------------------------------------------------------------------------

@@ -74,7 +74,8 @@ ArangeRange<scalar_t> arange_range(const Scalar& start, const Scalar& end, const
   } else {
     size_d = std::ceil((end.toDouble() - start.toDouble()) / step.toDouble());
   }
-  TG_CHECK_VALUE(size_d >= 0 && size_d <= static_cast<double>(std::numeric_limits<int64_t>::max()),
+  // 2^63 (int64 max as a double) does not fit: converting it would be undefined.
+  TG_CHECK_VALUE(size_d >= 0 && size_d < static_cast<double>(std::numeric_limits<int64_t>::max()),
                  "[arange] invalid size ", size_d, ", possible overflow?");
   return ArangeRange<scalar_t>{xstart, xstep, static_cast<int64_t>(size_d)};
 }

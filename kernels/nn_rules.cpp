@@ -2,6 +2,7 @@
 #include "nn_rules.h"
 
 #include "TensorMethods.h"
+#include "core/host_buffer.h"
 #include "core/wrap_dim.h"
 #include "cpu/copy.h"
 #include "index_rules.h"
@@ -108,7 +109,7 @@ EmbeddingIndices check_embedding_backward(const Tensor& grad_output, const Tenso
                      grad_output.sizes().slice(0, static_cast<size_t>(indices.dim())) == indices.sizes(),
                  "[embedding_backward] expected grad_output of shape ", indices.sizes(), " + [embedding_dim], got ",
                  grad_output.sizes());
-  EmbeddingIndices result{index_on_cpu(indices), std::vector<int64_t>(static_cast<size_t>(num_weights), 0)};
+  EmbeddingIndices result{index_on_cpu(indices), host_buffer<int64_t>("embedding_backward", num_weights, 0)};
   const int64_t* index = result.indices.data_ptr<int64_t>();
   for (int64_t i = 0; i < result.indices.numel(); ++i) {
     TG_CHECK_INDEX(index[i] >= 0 && index[i] < num_weights, "[embedding_backward] index ", index[i], " is out of ",

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/dim_vector.h"
+#include "core/host_buffer.h"
 #include "core/tensor.h"
 #include "im2col_shape.h"
 
@@ -48,7 +49,7 @@ DimVector check_dropout_backward(const Tensor& grad_output, const Tensor& mask);
 // and how often each weight row is indexed.
 struct EmbeddingIndices {
   Tensor indices;
-  std::vector<int64_t> frequency;
+  HostVector<int64_t> frequency;  // sized by num_weights: see core/host_buffer.h
 };
 EmbeddingIndices check_embedding_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights);
 

@@ -1,12 +1,48 @@
 #!/usr/bin/env bash
-# Builds tensorgen and runs every test suite (unit, codegen, conformance, cuda).
-# The last line is "N passed, N failed", counted from the test cases the suites report.
-# Arguments are passed to `meson test` (e.g. --suite unit).
+# Builds tensorgen and runs every CI leg; the last line is "N passed, N failed", counted from
+# the test cases every leg's suites report (tools/count_tests.py over all their Meson logs).
+# Arguments are passed to the normal leg's `meson test` (e.g. --suite unit).
+# TG_CI_LEGS picks legs (default: all of LEGS below), e.g. TG_CI_LEGS=normal.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-tools/configure.sh || exit 1
-ninja -C build || exit 1
-meson test -C build --print-errorlogs "$@"
-status=$?
-python3 tools/count_tests.py build/meson-logs/testlog.json || status=1
+
+# The legs, in the order they run. Each is a function leg_<name> that configures, builds and
+# runs its tests, and appends each Meson log it writes to `logs`. Adding a leg (an emulated
+# CUDA build, say) is one function and one word here.
+LEGS="normal sanitized"
+
+logs=()
+status=0
+
+leg_normal() {
+  tools/configure.sh || return 1
+  ninja -C build || return 1
+  meson test -C build --print-errorlogs "$@"
+  logs+=(build/meson-logs/testlog.json)
+}
+
+# ASan + UBSan (clang): the unit suites, the libFuzzer targets for their fixed budget, and a
+# fixed random sample of the conformance cases (the whole does not fit CI's time under the
+# sanitizers). docs/reliability.md has the measured times.
+leg_sanitized() {
+  tools/configure-sanitized.sh build-san || return 1
+  ninja -C build-san || return 1
+  export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1
+  export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:suppressions=$PWD/tools/ubsan-suppressions.txt
+  meson test -C build-san --print-errorlogs --suite unit --suite fuzz --logbase testlog-unit-fuzz
+  logs+=(build-san/meson-logs/testlog-unit-fuzz.json)
+  meson test -C build-san --print-errorlogs conformance --logbase testlog-conformance-sample \
+    --test-args="--order-by=rand --rand-seed=13 --first=1 --last=${TG_CONFORMANCE_SAMPLE:-400}"
+  logs+=(build-san/meson-logs/testlog-conformance-sample.json)
+}
+
+for leg in ${TG_CI_LEGS:-$LEGS}; do
+  started=$SECONDS
+  echo "=== leg $leg"
+  # A leg that does not configure or build counts as one failed case (a log that is missing).
+  if [ "$leg" = normal ]; then built() { leg_normal "$@"; }; else built() { "leg_$leg"; }; fi
+  built "$@" || { status=1; logs+=("leg-$leg-did-not-build"); }
+  echo "=== leg $leg took $((SECONDS - started)) s"
+done
+python3 tools/count_tests.py "${logs[@]}" || status=1
 exit $status

@@ -67,7 +67,10 @@ Tensor cross_entropy_probabilities(const Tensor& log_probs, const Tensor& target
   if (weight && weight->defined()) terms = terms * weight_along(*weight, log_probs, class_dim);
   if (reduction == Reduction::None) return -terms.sum(IntArrayRef(class_dim));
   if (reduction == Reduction::Sum) return -terms.sum();
-  return -terms.sum() / (log_probs.numel() / classes);  // 0 / 0 gives NaN for an empty batch
+  // The mean over rows; zero rows or zero classes give 0 / 0 = NaN, as LibTorch does (and an
+  // integer numel / classes would divide by zero).
+  const int64_t rows = classes == 0 ? 0 : log_probs.numel() / classes;
+  return -terms.sum() / rows;
 }
 
 }  // namespace

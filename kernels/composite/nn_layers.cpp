@@ -10,9 +10,15 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
   return std::get<0>(tg::native_layer_norm(input, normalized_shape, weight, bias, eps));
 }
 
-Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_idx*/, bool /*scale_grad_by_freq*/,
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool /*scale_grad_by_freq*/,
                  bool /*sparse*/) {
   TG_CHECK_VALUE(weight.dim() == 2, "[embedding] 'weight' must be 2-D, got a tensor of shape ", weight.sizes());
+  // -1 means "no padding row" at this level (ATen's convention: the Python layer has already
+  // wrapped negative indices); backward compares indices with padding_idx as given, so any
+  // other value outside the rows would silently mean nothing.
+  TG_CHECK_INDEX(padding_idx == -1 || (padding_idx >= 0 && padding_idx < weight.size(0)),
+                 "[embedding] padding_idx must be -1 (none) or a row of the weight in [0, ", weight.size(0),
+                 "), got ", padding_idx);
   TG_CHECK_TYPE(indices.scalar_type() == kLong || indices.scalar_type() == kInt, "[embedding] expected indices of ",
                 "dtype int64 or int32, got ", indices.scalar_type());
   if (indices.dim() == 1) return weight.index_select(0, indices);

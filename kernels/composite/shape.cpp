@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "NativeFunctions.h"
+#include "core/checked_math.h"
 #include "core/wrap_dim.h"
 #include "tensorgen/ops.h"
 
@@ -56,7 +57,8 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes
   int64_t total = 0;
   for (int64_t s : split_sizes) {
     TG_CHECK_VALUE(s >= 0, "[split_with_sizes] split_sizes must be non-negative, got ", split_sizes);
-    total += s;
+    TG_CHECK_VALUE(!add_overflows(total, s, &total), "[split_with_sizes] split_sizes ", split_sizes,
+                   " sum past the int64 range");
   }
   TG_CHECK_VALUE(total == self.size(dim), "[split_with_sizes] expects split_sizes to sum exactly to ", self.size(dim),
                  " (input tensor's size at dimension ", dim, "), but got split_sizes=", split_sizes);
@@ -74,9 +76,10 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   TG_CHECK_VALUE(chunks > 0, "[chunk] chunk expects `chunks` to be greater than 0, got: ", chunks);
   dim = maybe_wrap_dim(dim, self.dim(), "chunk");
   const int64_t size = self.size(dim);
-  const int64_t split_size = (size + chunks - 1) / chunks;
-  // A dim of size 0 gives `chunks` empty pieces, as in PyTorch.
-  if (split_size == 0 && size == 0) return native::split_with_sizes(self, std::vector<int64_t>(chunks, 0), dim);
+  // ceil(size / chunks) without computing size + chunks - 1, which overflows for huge chunks.
+  // A dim of size 0 gives one empty piece (split with split_size 0), as LibTorch's chunk did;
+  // `chunks` empty pieces would let one call ask for 2^40 tensors.
+  const int64_t split_size = size == 0 ? 0 : (size - 1) / chunks + 1;
   return native::split(self, split_size, dim);
 }
 

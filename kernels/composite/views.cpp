@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "NativeFunctions.h"
+#include "core/checked_math.h"
 #include "tensorgen/ops.h"
 
 namespace tg::native {
@@ -40,16 +41,17 @@ int64_t product(IntArrayRef sizes) {
 DimVector infer_size(const char* op, IntArrayRef shape, int64_t numel) {
   DimVector result(shape);
   std::optional<size_t> infer_dim;
-  int64_t known = 1;
+  DimVector given;  // the sizes other than -1; their product is checked (See Note [Overflow of sizes])
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == -1) {
       TG_CHECK(!infer_dim, "[", op, "] only one dimension can be inferred, got shape ", shape);
       infer_dim = d;
     } else {
       TG_CHECK(shape[d] >= 0, "[", op, "] invalid shape dimension ", shape[d], " in shape ", shape);
-      known *= shape[d];
+      given.push_back(shape[d]);
     }
   }
+  const int64_t known = checked_numel(op, given);
   if (infer_dim) {
     TG_CHECK(known != 0, "[", op, "] cannot reshape tensor of 0 elements into shape ", shape,
              " because the unspecified dimension size -1 can be any value and is ambiguous");

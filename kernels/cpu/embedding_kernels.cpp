@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "NativeFunctions.h"
+#include "core/host_buffer.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
 #include "dtype_dispatch.h"
@@ -15,7 +16,7 @@ Tensor native::embedding_dense_backward_cpu(const Tensor& grad_output, const Ten
   const EmbeddingIndices checked = check_embedding_backward(grad_output, indices, num_weights);
   const int64_t count = checked.indices.numel();
   const int64_t* index = checked.indices.data_ptr<int64_t>();
-  const std::vector<int64_t>& frequency = checked.frequency;
+  const HostVector<int64_t>& frequency = checked.frequency;
   const int64_t width = grad_output.size(-1);
   const int64_t grad_weight_sizes[] = {num_weights, width};
   Tensor grad_weight = make_empty_tensor(grad_weight_sizes, grad_output.scalar_type(), grad_output.device());
@@ -23,7 +24,8 @@ Tensor native::embedding_dense_backward_cpu(const Tensor& grad_output, const Ten
     using T = opmath_t<scalar_t>;
     const Tensor grad_t = cpu::contiguous_as(grad_output, grad_output.scalar_type());
     const scalar_t* grad = grad_t.data_ptr<scalar_t>();
-    std::vector<T> sums(static_cast<size_t>(num_weights * width), T(0));
+    // grad_weight's allocation above already checked num_weights * width for overflow.
+    HostVector<T> sums = host_buffer<T>("embedding_backward", grad_weight.numel(), T(0));
     for (int64_t i = 0; i < count; ++i) {
       const int64_t k = index[i];
       if (k == padding_idx) continue;

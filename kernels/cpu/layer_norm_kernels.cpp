@@ -6,6 +6,7 @@
 //   grad_weight = sum over rows of grad_out x^,  grad_bias = sum over rows of grad_out
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 #include "NativeFunctions.h"
@@ -132,7 +133,10 @@ std::tuple<Tensor, Tensor, Tensor> native::layer_norm_cpu(const Tensor& input, I
                                                           const std::optional<Tensor>& bias, double eps) {
   const LayerNormShape shape = check_layer_norm(input, normalized_shape, weight, bias);
   const ScalarType dtype = input.scalar_type();
-  auto [out, mean, rstd] = layer_norm_outputs(input, shape);
+  // std::tie, not a structured binding: the lambdas below capture these, which clang before
+  // 16 does not allow for bindings (the sanitized CI leg builds with clang 14).
+  Tensor out, mean, rstd;
+  std::tie(out, mean, rstd) = layer_norm_outputs(input, shape);
   const int64_t n = shape.row_size;
   const int64_t m = shape.rows;
   if (n == 0) return {out, mean, rstd};
@@ -164,7 +168,8 @@ std::tuple<Tensor, Tensor, Tensor> native::layer_norm_backward_cpu(
   const ScalarType dtype = input.scalar_type();
   const int64_t m = shape.rows;
   const int64_t n = shape.row_size;
-  auto [grad_input, grad_weight, grad_bias] = layer_norm_backward_outputs(input, normalized_shape, output_mask);
+  Tensor grad_input, grad_weight, grad_bias;  // std::tie: captured below (see layer_norm_cpu)
+  std::tie(grad_input, grad_weight, grad_bias) = layer_norm_backward_outputs(input, normalized_shape, output_mask);
   if (n == 0) return {grad_input, grad_weight, grad_bias};
   TG_DISPATCH_FLOATING_TYPES(dtype, "layer_norm_backward", [&] {
     const Tensor x_t = cpu::contiguous_as(input, dtype);

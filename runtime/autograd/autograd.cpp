@@ -36,6 +36,11 @@ variable_list make_grads(const variable_list& outputs, const variable_list& grad
     }
     TG_CHECK(grad.sizes() == output.sizes(), "Mismatch in shape: grad_output[", i, "] has a shape of ", grad.sizes(),
              " and output[", i, "] has a shape of ", output.sizes(), ".");
+    // A floating gradient of another width is cast by the engine, as in PyTorch; an integral
+    // or bool one cannot be a gradient of a floating output and would be truncated silently.
+    TG_CHECK_TYPE(grad.is_floating_point() == output.is_floating_point(), "[backward] Mismatch in dtype: ",
+                  "grad_output[", i, "] has a dtype of ", grad.scalar_type(), " and output[", i,
+                  "] has a dtype of ", output.scalar_type(), "; a gradient must be floating point like its output");
     grads.push_back(grad);
   }
   return grads;

@@ -22,6 +22,9 @@ void materialize_undefined_grads(const Node& node, variable_list& grads);
 [[noreturn]] void derivative_not_implemented(std::string_view op, std::string_view reason);
 
 // --- formulas ---
+// The generator reads this section as the list of helpers a formula may call (See
+// codegen/check_formulas.py); sum_to, defined with the autograd kernel utilities, is one.
+Tensor sum_to(const Tensor& grad, IntArrayRef sizes);
 Tensor maybe_multiply(const Tensor& t, const Scalar& s);
 // mm's gradient for mat2, alpha * mat1^T grad, laid out like mat2: when mat2 is column-major
 // (the transpose of a row-major matrix, as linear's weight.t() is) it is computed as

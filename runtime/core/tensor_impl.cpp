@@ -1,6 +1,8 @@
 #include "core/tensor_impl.h"
 
+#include "core/checked_math.h"
 #include "core/error.h"
+#include "core/scalar_type_check.h"
 
 namespace tg {
 
@@ -8,6 +10,7 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
     : storage_(std::move(storage)), dtype_(dtype) {
   // The key set reads the storage's device, so it is set only after the storage is checked.
   TG_INTERNAL_ASSERT(storage_, "a TensorImpl needs a storage");
+  check_scalar_type("tensor", dtype);
   key_set_ = DispatchKeySet(backend_key_for(storage_->device().type()));
   set_sizes_contiguous(sizes);
 }
@@ -15,11 +18,7 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
 TensorImpl::~TensorImpl() = default;
 
 void contiguous_strides(IntArrayRef sizes, int64_t* strides_out) {
-  int64_t stride = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    strides_out[i] = stride;
-    stride *= std::max<int64_t>(sizes[i], 1);
-  }
+  checked_contiguous_strides("tensor", sizes, strides_out);
 }
 
 void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {
@@ -45,8 +44,9 @@ void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides) {
 }
 
 void TensorImpl::refresh_numel_and_contiguity() {
-  int64_t n = 1;
-  for (int64_t s : sizes()) n *= s;
+  // See Note [Overflow of sizes]: a shape whose numel does not fit is refused here, before any
+  // kernel can index past the storage.
+  const int64_t n = checked_numel("tensor", sizes());
   numel_ = n;
   // Dims of size 1 may have any stride; an empty tensor is contiguous.
   bool contiguous = true;
@@ -65,10 +65,7 @@ void TensorImpl::refresh_numel_and_contiguity() {
 }
 
 size_t TensorImpl::required_storage_bytes() const {
-  if (numel_ == 0) return 0;
-  int64_t last = storage_offset_;
-  for (int64_t i = 0; i < dim(); ++i) last += (size(i) - 1) * stride(i);
-  return static_cast<size_t>(last + 1) * itemsize();
+  return checked_storage_bytes("tensor", sizes(), strides(), storage_offset_, itemsize());
 }
 
 }  // namespace tg

@@ -1,5 +1,6 @@
 #include "ops/structured.h"
 
+#include "core/checked_math.h"
 #include "tensorgen/ops.h"
 
 namespace tg {
@@ -15,7 +16,7 @@ void resize_output(const Tensor& t, IntArrayRef sizes) {
   if (impl->sizes() == sizes) return;  // a correctly sized out keeps its strides, as in PyTorch
   impl->set_sizes_contiguous(sizes);
   impl->set_storage_offset(0);
-  size_t needed = static_cast<size_t>(impl->numel()) * impl->itemsize();
+  const size_t needed = checked_nbytes("resize", sizes, impl->itemsize());
   if (impl->storage()->nbytes() < needed) impl->set_storage(make_storage(needed, impl->device()));
 }
 

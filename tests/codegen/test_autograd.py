@@ -45,7 +45,7 @@ class AutogradTest(SchemaTestCase):
               dispatch:
                 CompositeExplicitAutograd: stack
               derivatives:
-                tensors: unstack(grad, tensors)
+                tensors: stack_tensors_backward(grad, dim, tensors)
                 result: auto_linear
             """)
         with self.assertRaises(SchemaErrors) as caught:
@@ -60,7 +60,7 @@ class AutogradTest(SchemaTestCase):
               dispatch:
                 CompositeExplicitAutograd: addcat
               derivatives:
-                self, tensors: addcat_backward(grad)
+                self, tensors: maybe_multiply(grad, 1)
                 result: auto_linear
             """)
         with self.assertRaises(SchemaErrors) as caught:
@@ -70,7 +70,11 @@ class AutogradTest(SchemaTestCase):
                           "returning one gradient per element"])
 
     def test_grad_input_mask_belongs_to_the_formula(self):
+        # A formula calls only operators and declared helpers (codegen/check_formulas.py).
         node = self.kernels("""
+            - func: norm_layer_backward(Tensor grad, Tensor input, Tensor? weight, bool[2] mask) -> Tensor[]
+              dispatch:
+                CompositeExplicitAutograd: norm_layer_backward
             - func: norm_layer(Tensor input, Tensor? weight, Tensor? bias, Tensor mean) -> Tensor
               dispatch:
                 CompositeExplicitAutograd: norm_layer

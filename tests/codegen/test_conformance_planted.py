@@ -46,6 +46,8 @@ def library_link(build_ninja: str) -> tuple[list[str], list[str]]:
 def compile_command(entry: dict, source: Path, obj: Path, planted_include: Path) -> list[str]:
     """The build's command for `entry`, compiling `source` into `obj` at -O0."""
     words = shlex.split(entry["command"])
+    if Path(words[0]).name == "ccache":  # a build configured with CXX="ccache c++"
+        words = words[1:]
     out, skip = [words[0], f"-I{planted_include}"], False
     for i, word in enumerate(words[1:], 1):
         if skip:

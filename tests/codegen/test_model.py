@@ -182,6 +182,7 @@ class DerivativesTest(SchemaTestCase):
               derivatives:
                 self: non_differentiable
                 result: not_implemented("floor forward AD")
+            - func: atan2_backward(Tensor grad, Tensor self, Tensor other, bool[2] mask) -> (Tensor, Tensor)
             """)
         max_dim = f.get("max.dim").derivatives
         self.assertEqual(max_dim.backward[0].names, ("self",))

@@ -16,6 +16,7 @@ class DerivativesTest(SchemaTestCase):
               derivatives:
                 self: mul_tensor_backward(grad, other, self.scalar_type())
                 othr: mul_tensor_backward(grad, self, other.scalar_type())
+            - func: mul_tensor_backward(Tensor grad, Tensor other, ScalarType self_type) -> Tensor
             """,
             (4, "derivative for unknown argument 'othr' of 'mul.Tensor'; did you mean 'other'?"))
 
@@ -68,6 +69,7 @@ class DerivativesTest(SchemaTestCase):
               derivatives:
                 self, other: atan2_backward(grad, self, other, grad_input_mask)
                 other: grad
+            - func: atan2_backward(Tensor grad, Tensor self, Tensor other, bool[2] mask) -> (Tensor, Tensor)
             """,
             (4, "derivative for 'other' of 'atan2' given twice (first at line 3)"))
 

@@ -267,13 +267,17 @@ TEST_CASE("activations on contiguous float tensors (SIMD path) match double and 
     const Tensor x_strided = tg::stack({x, x}, 1).select(1, 0);
     const Tensor g_strided = tg::stack({g, g}, 1).select(1, 0);
     REQUIRE((n == 1 || !x_strided.is_contiguous()));
-    for (const auto& [name, f] : unary) {
+    for (const auto& entry : unary) {  // not a binding: lambdas capture it (clang 14)
+      const auto& name = entry.first;
+      const auto& f = entry.second;
       CAPTURE(name);
       const Tensor y = f(x);
       CHECK(close(y, f(x.to(tg::kDouble)), 1.3e-6, 2e-6));
       CHECK(close(y, f(x_strided), 1.3e-6, 2e-6));
     }
-    for (const auto& [name, f] : binary) {
+    for (const auto& entry : binary) {
+      const auto& name = entry.first;
+      const auto& f = entry.second;
       CAPTURE(name);
       const Tensor y = f(g, x);
       CHECK(close(y, f(g.to(tg::kDouble), x.to(tg::kDouble)), 1.3e-6, 2e-6));
@@ -293,7 +297,9 @@ TEST_CASE("transposing copies (tiled) give every element at its place, for any d
   const std::vector<std::pair<Ints, Ints>> cases = {
       {{100, 70}, {1, 0}}, {{64, 64}, {1, 0}}, {{3, 33, 129}, {0, 2, 1}}, {{2, 40, 3, 50}, {0, 3, 1, 2}},
       {{50, 1, 90}, {2, 1, 0}}};
-  for (const auto& [sizes, permutation] : cases) {
+  for (const auto& entry : cases) {  // not a binding: lambdas capture it (clang 14)
+    const Ints& sizes = entry.first;
+    const Ints& permutation = entry.second;
     for (tg::ScalarType dtype : {tg::kFloat, tg::kDouble, tg::kHalf, tg::kByte, tg::kLong}) {
       CAPTURE(sizes);
       CAPTURE(dtype);

@@ -48,15 +48,19 @@ TEST_CASE("ops_copy_fill_random: copy_ converts, broadcasts and follows strides"
 }
 
 TEST_CASE("ops_copy_fill_random: copy_ between overlapping views") {
+  // A partial overlap is refused, as LibTorch refuses it (docs/reliability.md); the tensors
+  // keep their values.
+  const char* partial = "some elements of the input tensor and the written-to tensor refer to a single memory location";
   Tensor x = make({0, 1, 2, 3, 4, 5}, {6});
-  x.slice(0, 1, 6).copy_(x.slice(0, 0, 5));  // shift right by one
-  CHECK(values(x) == Values{0, 0, 1, 2, 3, 4});
-  Tensor y = make({0, 1, 2, 3, 4, 5}, {6});
-  y.slice(0, 0, 5).copy_(y.slice(0, 1, 6));  // shift left by one
-  CHECK(values(y) == Values{1, 2, 3, 4, 5, 5});
+  CHECK(contains(thrown<tg::Error>([&] { x.slice(0, 1, 6).copy_(x.slice(0, 0, 5)); }), partial));
+  CHECK(values(x) == Values{0, 1, 2, 3, 4, 5});
   Tensor square = make({1, 2, 3, 4}, {2, 2});
-  square.copy_(square.transpose(0, 1));
-  CHECK(values(square) == Values{1, 3, 2, 4});
+  CHECK(contains(thrown<tg::Error>([&] { square.copy_(square.transpose(0, 1)); }), partial));
+  CHECK(values(square) == Values{1, 2, 3, 4});
+  // Disjoint views of one storage are fine.
+  Tensor y = make({0, 1, 2, 3, 4, 5}, {6});
+  y.slice(0, 0, 3).copy_(y.slice(0, 3, 6));
+  CHECK(values(y) == Values{3, 4, 5, 3, 4, 5});
   Tensor same = make({1, 2}, {2});
   same.copy_(same);
   CHECK(values(same) == Values{1, 2});

@@ -1,0 +1,74 @@
+// Issue 13, case 1: every size, stride and storage-byte computation checks for overflow
+// (runtime/core/checked_math.h) and raises tg::Error instead of wrapping around.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <limits>
+
+#include <tensorgen/tensorgen.h>
+
+#include "../unit/test_helpers.h"
+
+namespace {
+
+using test_helpers::contains;
+using test_helpers::thrown;
+
+constexpr int64_t k62 = int64_t(1) << 62;
+
+TEST_CASE("overflow: a numel that wraps to a small number is refused") {
+  // (2^62 + 1) * 4 wraps to 4 in 64 bits: before the fix this allocated 16 bytes.
+  std::string message = thrown<tg::Error>([] { tg::empty({k62 + 1, 4}); });
+  CHECK(contains(message, "overflow"));
+  CHECK(contains(thrown<tg::Error>([] { tg::empty({int64_t(1) << 32, int64_t(1) << 32}); }), "overflow"));
+  CHECK(contains(thrown<tg::Error>([] { tg::full({int64_t(1) << 40, int64_t(1) << 40, 8}, 1); }), "overflow"));
+  CHECK(contains(thrown<tg::Error>([] { tg::zeros({std::numeric_limits<int64_t>::max(), 2}); }), "overflow"));
+}
+
+TEST_CASE("overflow: numel that fits but whose bytes do not is refused") {
+  // 2^62 floats is 2^64 bytes: numel fits in int64, the byte count does not.
+  CHECK(contains(thrown<tg::Error>([] { tg::empty({k62}); }), "overflow"));
+}
+
+TEST_CASE("overflow: a zero-size dim makes a huge shape legal, as in PyTorch") {
+  tg::Tensor t = tg::empty({k62, 4, 0});
+  CHECK(t.numel() == 0);
+  // Its contiguous strides must still fit: here stride(0) would be 2^64.
+  CHECK(contains(thrown<tg::Error>([] { tg::empty({0, k62, 8}); }), "overflow"));
+}
+
+TEST_CASE("overflow: strides reaching past int64 are refused by as_strided") {
+  tg::Tensor t = tg::zeros({4});
+  CHECK(contains(thrown<tg::Error>([&] { t.as_strided({3}, {k62}); }), "overflow"));
+  CHECK(contains(thrown<tg::Error>([&] { t.as_strided({k62, 4}, {1, 1}); }), "overflow"));
+}
+
+TEST_CASE("overflow: view and reshape to an overflowing shape are refused") {
+  tg::Tensor t = tg::zeros({4});
+  std::string message = thrown<tg::Error>([&] { t.view({k62 + 1, 4}); });
+  CHECK(message != "<no exception>");
+  CHECK_FALSE(contains(message, "<unexpected exception>"));
+  message = thrown<tg::Error>([&] { t.reshape({k62 + 1, 4}); });
+  CHECK(message != "<no exception>");
+  CHECK_FALSE(contains(message, "<unexpected exception>"));
+}
+
+TEST_CASE("overflow: a memory request the allocator cannot meet is an OutOfMemoryError") {
+  // 2^50 bytes: representable, never available.
+  std::string message = thrown<tg::OutOfMemoryError>([] { tg::empty({int64_t(1) << 48}); });
+  CHECK(message != "<no exception>");
+  CHECK_FALSE(contains(message, "<unexpected exception>"));
+}
+
+}  // namespace
+
+namespace {
+
+// Found by the operator sweep under UBSan: the sum of split sizes wrapped around.
+TEST_CASE("overflow: split_with_sizes whose sizes sum past int64 is refused") {
+  tg::Tensor t = tg::zeros({3});
+  std::string message = thrown<tg::Error>([&] { tg::split_with_sizes(t, {k62 + 3, std::numeric_limits<int64_t>::max()}); });
+  CHECK(contains(message, "int64"));
+}
+
+}  // namespace
