@@ -18,3 +18,4 @@
 #include "dispatch/library.h"
 #include "dispatch/schema_parser.h"
 #include "tensorgen/ops.h"
+#include "nn/nn.h"
