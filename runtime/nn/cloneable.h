@@ -11,6 +11,7 @@
 #include "autograd/grad_mode.h"
 #include "nn/module.h"
 #include "nn/set_data.h"
+#include "tensorgen/ops.h"
 
 namespace tg::nn {
 

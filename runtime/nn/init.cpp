@@ -124,9 +124,10 @@ Tensor orthogonal_(Tensor tensor, double gain) {
     for (int64_t t = 0; t < length; ++t) norm += v[t] * v[t];
     norm = std::sqrt(norm);
     TG_INTERNAL_ASSERT(norm > 0, "orthogonal_: a Gaussian matrix was rank-deficient");
-    for (int64_t t = 0; t < length; ++t) v[t] = v[t] / norm * gain;
+    for (int64_t t = 0; t < length; ++t) v[t] /= norm;
   }
-  Tensor matrix = tg::tensor(q).view({k, length});
+  for (double& x : q) x *= gain;  // after all rows are orthonormal: the projections need unit rows
+  Tensor matrix = tg::tensor(q, TensorOptions().dtype(kDouble)).view({k, length});
   if (rows < cols) {
     // k == rows: the rows are orthonormal already.
   } else {

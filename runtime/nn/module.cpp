@@ -8,6 +8,7 @@
 #include "autograd/grad_mode.h"
 #include "nn/module_holder.h"
 #include "nn/set_data.h"
+#include "tensorgen/ops.h"
 
 namespace tg::nn {
 namespace {

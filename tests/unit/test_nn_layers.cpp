@@ -257,7 +257,7 @@ TEST_CASE("nn_layers: MultiheadAttention against a direct computation; masks; th
     check_close(elements(weights.select(0, n)), elements((head_weights[0] + head_weights[1]) / 2), 1e-4);
   }
   // Without weights the fused scaled_dot_product_attention path gives the same output.
-  auto [fused, no_weights] = attention(q, k, v, {}, /*need_weights=*/false);
+  auto [fused, no_weights] = attention->forward(q, k, v, {}, /*need_weights=*/false);
   CHECK(!no_weights.defined());
   check_close(elements(fused), elements(output), 1e-4);
   // A key padding mask (true = ignore) gives those keys zero weight, on both paths.
@@ -270,7 +270,7 @@ TEST_CASE("nn_layers: MultiheadAttention against a direct computation; masks; th
   // A float attn_mask is added to the scores: -inf on a key removes it as the bool mask does.
   const Tensor additive = tg::zeros({target, source}).masked_fill(tg::arange(source).eq(source - 1).unsqueeze(0).expand({target, source}).contiguous(),
                                                                   -INFINITY);
-  auto [with_float_mask, float_weights] = attention(q, k, v, {}, true, additive);
+  auto [with_float_mask, float_weights] = attention->forward(q, k, v, {}, true, additive);
   check_close(elements(with_float_mask), elements(masked), 1e-4);
   CHECK(contains(thrown<tg::Error>([&] { attention(q, k, v, tg::zeros({batch, 2}, tg::kBool)); }),
                  "key_padding_mask must be [2, 5], got [2, 2]"));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/tensor.h"
 #include "nn/arg.h"
@@ -10,13 +11,19 @@
 namespace tg::nn {
 
 struct MSELossOptions {
-  MSELossOptions(LossReduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
-  TG_ARG(LossReduction, reduction);
+  MSELossOptions() = default;
+  // L1Loss(tg::kSum): any of kNone, kMean, kSum (LibTorch's TORCH_OPTIONS_CTOR_VARIANT_ARG3).
+  template <typename R, typename = std::enable_if_t<std::is_constructible_v<LossReduction, R>>>
+  MSELossOptions(R reduction) : reduction_(reduction) {}  // NOLINT
+  TG_ARG(LossReduction, reduction) = kMean;
 };
 
 struct L1LossOptions {
-  L1LossOptions(LossReduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
-  TG_ARG(LossReduction, reduction);
+  L1LossOptions() = default;
+  // L1Loss(tg::kSum): any of kNone, kMean, kSum (LibTorch's TORCH_OPTIONS_CTOR_VARIANT_ARG3).
+  template <typename R, typename = std::enable_if_t<std::is_constructible_v<LossReduction, R>>>
+  L1LossOptions(R reduction) : reduction_(reduction) {}  // NOLINT
+  TG_ARG(LossReduction, reduction) = kMean;
 };
 
 struct NLLLossOptions {
