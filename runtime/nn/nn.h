@@ -3,7 +3,7 @@
 #pragma once
 
 #include "nn/cloneable.h"
-#include "nn/expanding_array.h"
+#include "frontend/expanding_array.h"
 #include "nn/functional.h"
 #include "nn/init.h"
 #include "nn/module.h"

@@ -7,7 +7,7 @@
 
 #include "core/tensor.h"
 #include "nn/arg.h"
-#include "nn/expanding_array.h"
+#include "frontend/expanding_array.h"
 
 namespace tg::nn {
 

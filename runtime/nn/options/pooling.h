@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "nn/arg.h"
-#include "nn/expanding_array.h"
+#include "frontend/expanding_array.h"
 
 namespace tg::nn {
 
