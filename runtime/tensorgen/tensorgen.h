@@ -19,3 +19,6 @@
 #include "dispatch/schema_parser.h"
 #include "tensorgen/ops.h"
 #include "nn/nn.h"
+#include "serialize/safetensors.h"
+#include "optim/optim.h"
+#include "data/data.h"
