@@ -21,3 +21,4 @@
 #include "nn/modules/pooling.h"
 #include "nn/modules/sequential.h"
 #include "nn/ordered_dict.h"
+#include "nn/serialize.h"
