@@ -5,7 +5,8 @@
 //   train_mlp [--device cpu|cuda] [--epochs N] [--batch-size N] [--seed N]
 //
 // The model is 2 -> 128 -> 128 -> 3 with ReLU (a tg::nn::Module of three Linear layers),
-// trained with cross-entropy and SGD with momentum, written as a LibTorch program is.
+// trained with cross-entropy and tg::optim::SGD with momentum on batches from a
+// tg::data DataLoader, written as a LibTorch program is.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -109,29 +110,6 @@ struct MlpImpl : tg::nn::Module {
 };
 TG_MODULE(Mlp);
 
-// SGD with momentum: v = momentum * v + grad; p -= lr * v.
-class Sgd {
- public:
-  Sgd(std::vector<tg::Tensor> parameters, double lr, double momentum)
-      : parameters_(std::move(parameters)), lr_(lr), momentum_(momentum) {
-    for (const tg::Tensor& p : parameters_) velocity_.push_back(tg::zeros_like(p));
-  }
-  void zero_grad() {
-    for (tg::Tensor& p : parameters_) p.mutable_grad() = tg::Tensor();
-  }
-  void step() {
-    tg::NoGradGuard no_grad;
-    for (size_t i = 0; i < parameters_.size(); ++i) {
-      velocity_[i].mul_(momentum_).add_(parameters_[i].grad());
-      parameters_[i].sub_(velocity_[i], lr_);
-    }
-  }
-
- private:
-  std::vector<tg::Tensor> parameters_, velocity_;
-  double lr_, momentum_;
-};
-
 double accuracy(Mlp& model, const Dataset& data) {
   tg::NoGradGuard no_grad;
   model->eval();
@@ -153,21 +131,18 @@ int run(const Options& options) {
 
   Mlp model(2, 128, 3);
   model->to(options.device);
-  Sgd optimizer(model->parameters(), /*lr=*/0.05, /*momentum=*/0.9);
-  std::mt19937_64 shuffle_rng(options.seed + 2);
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), 0);
+  // SGD with momentum (v = 0.9 v + grad; p -= 0.05 v) over shuffled batches of the training points.
+  tg::optim::SGD optimizer(model->parameters(), tg::optim::SGDOptions(0.05).momentum(0.9));
+  auto loader = tg::data::make_data_loader(
+      tg::data::datasets::TensorPairDataset(train.points, train.labels).map(tg::data::transforms::Stack<>()),
+      tg::data::DataLoaderOptions().batch_size(static_cast<size_t>(options.batch_size)).shuffle(true));
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
-    std::shuffle(order.begin(), order.end(), shuffle_rng);
-    const tg::Tensor permutation = tg::tensor(order).to(options.device);
     const auto start = std::chrono::steady_clock::now();
     double loss_sum = 0;
     int64_t batches = 0;
-    for (int64_t begin = 0; begin < n; begin += options.batch_size) {
-      const tg::Tensor index = permutation.narrow(0, begin, std::min(options.batch_size, n - begin));
+    for (auto& batch : *loader) {
       optimizer.zero_grad();
-      const tg::Tensor logits = model(train.points.index_select(0, index));
-      const tg::Tensor loss = tg::nn::functional::cross_entropy(logits, train.labels.index_select(0, index));
+      const tg::Tensor loss = tg::nn::functional::cross_entropy(model(batch.data), batch.target);
       loss.backward();
       optimizer.step();
       loss_sum += loss.item<double>();

@@ -9,7 +9,7 @@
 //
 // The model is decoder-only: token and learned position embeddings, pre-LayerNorm blocks of
 // causal multi-head self-attention and a GELU MLP, a final layer norm and a linear head,
-// trained with cross-entropy and AdamW (the fused `_fused_adamw_` operator). It is written as
+// trained with cross-entropy and tg::optim::AdamW (on the fused `_fused_adamw_` operator). It is written as
 // a LibTorch program is: tg::nn modules (Embedding, LayerNorm, Linear, ModuleList) in a
 // module of blocks.
 #include <algorithm>
@@ -223,33 +223,10 @@ struct GptImpl : nn::Module {
 };
 TG_MODULE(Gpt);
 
-// AdamW, one `_fused_adamw_` call a step for all the parameters and their moments.
-class AdamW {
- public:
-  AdamW(std::vector<tg::Tensor> parameters, double beta1, double beta2, double weight_decay)
-      : parameters_(std::move(parameters)), beta1_(beta1), beta2_(beta2), weight_decay_(weight_decay) {
-    for (const tg::Tensor& p : parameters_) {
-      exp_avgs_.push_back(tg::zeros_like(p));
-      exp_avg_sqs_.push_back(tg::zeros_like(p));
-      steps_.push_back(tg::zeros({}, p.options()));
-    }
-  }
-
-  // Updates the parameters from their gradients, then clears the gradients.
-  void step(double lr) {
-    tg::NoGradGuard no_grad;
-    std::vector<tg::Tensor> grads;
-    for (const tg::Tensor& p : parameters_) grads.push_back(p.grad());
-    for (tg::Tensor& step : steps_) step.add_(1);  // the operator reads the step count, as PyTorch's does
-    tg::_fused_adamw_(parameters_, grads, exp_avgs_, exp_avg_sqs_, /*max_exp_avg_sqs=*/{}, steps_, lr, beta1_, beta2_,
-                      weight_decay_, /*eps=*/1e-8, /*amsgrad=*/false, /*maximize=*/false);
-    for (tg::Tensor& p : parameters_) p.mutable_grad() = tg::Tensor();
-  }
-
- private:
-  std::vector<tg::Tensor> parameters_, exp_avgs_, exp_avg_sqs_, steps_;
-  double beta1_, beta2_, weight_decay_;
-};
+// Sets every parameter group's learning rate, as a LibTorch program does for a schedule of its own.
+void set_learning_rate(tg::optim::AdamW& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) static_cast<tg::optim::AdamWOptions&>(group.options()).lr(lr);
+}
 
 // Linear warm-up over the first 10% of the steps, then cosine decay to a tenth of the peak.
 double learning_rate(int64_t step, int64_t steps, double peak) {
@@ -357,7 +334,7 @@ struct Losses {
 
 // Trains on random windows of the training part; every tenth of the run prints the mean
 // training loss since the last report, the validation loss and the training speed.
-Losses train(Gpt& model, AdamW& optimizer, const Corpus& corpus, const Options& options) {
+Losses train(Gpt& model, tg::optim::AdamW& optimizer, const Corpus& corpus, const Options& options) {
   std::mt19937_64 rng(options.seed);
   std::uniform_int_distribution<size_t> window_start(0, corpus.train.size() - static_cast<size_t>(options.context) - 1);
   const int64_t report_every = std::max<int64_t>(1, options.steps / 10);
@@ -368,9 +345,11 @@ Losses train(Gpt& model, AdamW& optimizer, const Corpus& corpus, const Options& 
     const auto step_start = std::chrono::steady_clock::now();
     std::vector<size_t> starts(static_cast<size_t>(options.batch_size));
     for (size_t& s : starts) s = window_start(rng);
+    optimizer.zero_grad();
     const tg::Tensor batch_loss = loss(model, windows(corpus.train, starts, options.context, options.device));
     batch_loss.backward();
-    optimizer.step(learning_rate(step, options.steps, options.lr));
+    set_learning_rate(optimizer, learning_rate(step, options.steps, options.lr));
+    optimizer.step();
     loss_sum += batch_loss.item<double>();
     ++losses;
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count();
@@ -407,7 +386,8 @@ int run(const Options& options) {
                    .width = options.width,
                    .heads = options.heads});
   model->to(options.device);
-  AdamW optimizer(model->parameters(), /*beta1=*/0.9, /*beta2=*/0.99, /*weight_decay=*/0.01);
+  tg::optim::AdamW optimizer(model->parameters(),
+                             tg::optim::AdamWOptions(options.lr).betas(std::make_tuple(0.9, 0.99)).weight_decay(0.01));
   std::printf("train_transformer: %s, %zu characters (%lld distinct): %zu to train on, %zu held out\n",
               options.text_path.c_str(), text.size(), static_cast<long long>(corpus.vocabulary.size()),
               corpus.train.size(), corpus.validation.size());
