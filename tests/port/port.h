@@ -13,6 +13,7 @@ namespace torch = tg;
 #define PORT_BACKEND "tensorgen"
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -25,12 +26,14 @@ inline void report(const std::string& name, double value) { std::printf("%s %.9g
 
 // Parameters set from a formula instead of a random generator, so that both libraries start
 // from the same point: element i of the k-th parameter is sin(0.7 i + 1.3 k) / sqrt(fan_in)
+// (fan_in = numel / size(0))
 // (0.5 sin(...) for biases).
 inline void deterministic_init(torch::nn::Module& module) {
   torch::NoGradGuard no_grad;
   int64_t k = 0;
   for (auto& parameter : module.parameters()) {
-    const double scale = parameter.dim() >= 2 ? 1.0 / std::sqrt(static_cast<double>(parameter.size(1))) : 0.5;
+    const double fan_in = static_cast<double>(parameter.numel() / std::max<int64_t>(parameter.size(0), 1));
+    const double scale = parameter.dim() >= 2 ? 1.0 / std::sqrt(fan_in) : 0.5;
     std::vector<float> values(static_cast<size_t>(parameter.numel()));
     for (size_t i = 0; i < values.size(); ++i) {
       values[i] = static_cast<float>(scale * std::sin(0.7 * static_cast<double>(i) + 1.3 * static_cast<double>(k)));
