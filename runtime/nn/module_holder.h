@@ -23,9 +23,13 @@ class ModuleHolder {
  public:
   using ContainedType = Contained;
 
-  // Default-constructs the module when it has a default constructor (ReLU, Sequential);
-  // otherwise the holder must be made with arguments or nullptr.
-  ModuleHolder() : impl_(default_construct()) {}
+  // Default-constructs the module (ReLU, Sequential). A module without a default constructor
+  // must be made with arguments or nullptr: `Linear linear;` does not compile, as in LibTorch.
+  ModuleHolder() : impl_(std::make_shared<Contained>()) {
+    static_assert(std::is_default_constructible_v<Contained>,
+                  "You are trying to default construct a module which has no default constructor. Use = nullptr "
+                  "to give it the empty state (e.g. `Linear linear = nullptr;` instead of `Linear linear;`).");
+  }
   ModuleHolder(std::nullptr_t) : impl_(nullptr) {}  // NOLINT: implicit like LibTorch
   template <typename Head, typename... Tail,
             typename = std::enable_if_t<!(std::is_same_v<std::decay_t<Head>, std::nullptr_t> && sizeof...(Tail) == 0) &&
@@ -69,13 +73,6 @@ class ModuleHolder {
   std::shared_ptr<Contained> impl_;
 
  private:
-  static std::shared_ptr<Contained> default_construct() {
-    if constexpr (std::is_default_constructible_v<Contained>) {
-      return std::make_shared<Contained>();
-    } else {
-      return nullptr;
-    }
-  }
   void check_not_empty() const {
     if (impl_ == nullptr) detail::empty_holder_error(typeid(Contained).name());
   }
@@ -94,8 +91,6 @@ std::ostream& operator<<(std::ostream& stream, const ModuleHolder<Contained>& ho
    public:                                                              \
     using ::tg::nn::ModuleHolder<ImplType>::ModuleHolder;               \
     using Impl = ImplType;                                              \
-    Name() : ::tg::nn::ModuleHolder<ImplType>() {}                      \
-    Name(std::nullptr_t) : ::tg::nn::ModuleHolder<ImplType>(nullptr) {} \
   }
 
 // TG_MODULE(Linear) declares `Linear`, the holder of `LinearImpl` (LibTorch's TORCH_MODULE).
