@@ -168,13 +168,28 @@ void Module::convert_tensors(const std::function<Tensor(const Tensor&)>& convert
   }
 }
 
-void Module::to(Device device, ScalarType dtype, bool) {
-  convert_tensors([&](const Tensor& t) { return t.is_floating_point() ? t.to(device, dtype) : t.to(device); });
+// A tensor's dtype is fixed (See nn/set_data.h): refuse a dtype change before moving anything,
+// so that a refused to() leaves the module as it was.
+void Module::check_dtype_unchanged(ScalarType dtype) const {
+  auto check = [&](const OrderedDict<std::string, Tensor>& tensors) {
+    for (const auto& item : tensors) {
+      const Tensor& t = item.value();
+      TG_CHECK(!t.is_floating_point() || t.dtype() == dtype, "[nn::Module::to] cannot convert '", item.key(), "' of ",
+               name(), " from ", t.dtype(), " to ", dtype,
+               ": a tensor's dtype is fixed in tensorgen (docs/porting.md); make the module's tensors in the dtype ",
+               "wanted instead, e.g. with tg::set_default_dtype before constructing it");
+    }
+  };
+  check(named_parameters());
+  check(named_buffers());
 }
 
-void Module::to(ScalarType dtype, bool) {
-  convert_tensors([&](const Tensor& t) { return t.is_floating_point() ? t.to(dtype) : t; });
+void Module::to(Device device, ScalarType dtype, bool) {
+  check_dtype_unchanged(dtype);
+  convert_tensors([&](const Tensor& t) { return t.to(device); });
 }
+
+void Module::to(ScalarType dtype, bool) { check_dtype_unchanged(dtype); }
 
 void Module::to(Device device, bool) {
   convert_tensors([&](const Tensor& t) { return t.to(device); });

@@ -2,9 +2,10 @@
 
 namespace tg::nn::detail {
 
-void replace_storage(const Tensor& target, const Tensor& source) {
-  TG_CHECK(target.dtype() == source.dtype(), "[nn::Module::to] converting a parameter from ", target.dtype(), " to ",
-           source.dtype(), " needs Tensor::set_data, which this build's core does not have yet");
+void set_data(const Tensor& target, const Tensor& source) {
+  TG_CHECK(target.dtype() == source.dtype(), "[nn::Module::to] cannot convert a module's tensor from ", target.dtype(),
+           " to ", source.dtype(), ": a tensor's dtype is fixed in tensorgen (docs/porting.md); make the module's ",
+           "tensors in the dtype wanted instead, e.g. with tg::set_default_dtype before constructing it");
   TensorImpl* impl = target.unsafeGetTensorImpl();
   const DispatchKey old_backend = backend_key_for(target.device().type());
   impl->set_storage(source.storage());

@@ -10,10 +10,6 @@ namespace nn = tg::nn;
 
 namespace {
 
-// Whether the core has Tensor::set_data (an item of issue 14 another change adds).
-template <typename T>
-constexpr bool kCoreHasSetData = requires(T t) { t.set_data(t); };
-
 // A user-defined module written as a LibTorch user writes one.
 struct BlockImpl : nn::Module {
   BlockImpl() {
@@ -143,22 +139,24 @@ TEST_CASE("nn_module: apply visits every module, parents first, with names") {
   CHECK(pointers == 4);
 }
 
-TEST_CASE("nn_module: to(device) keeps the members' identity; to(dtype) converts floating tensors") {
+TEST_CASE("nn_module: to(device) keeps the members' identity; a dtype change is refused, changing nothing") {
   Net net;
   const Tensor weight = net->head->weight;
   net->to(tg::Device(tg::kCPU));
   CHECK(net->head->weight.is_same(weight));
   CHECK(net->head->weight.device().is_cpu());
-  if constexpr (kCoreHasSetData<Tensor>) {
-    net->to(tg::kDouble);
-    CHECK(net->head->weight.dtype() == tg::kDouble);
-    CHECK(net->named_parameters()["head.weight"].dtype() == tg::kDouble);
-    CHECK(net->head->weight.requires_grad());
-    CHECK(net->forward(tg::ones({1, 3}, tg::kDouble)).dtype() == tg::kDouble);
-  } else {
-    // Without Tensor::set_data in the core, a dtype change is refused, not done halfway.
-    CHECK(contains(thrown<tg::Error>([&] { net->to(tg::kDouble); }), "needs Tensor::set_data"));
-  }
+  net->to(tg::kFloat);  // the dtype it has: nothing to do
+  CHECK(net->head->weight.dtype() == tg::kFloat);
+  CHECK(contains(thrown<tg::Error>([&] { net->to(tg::kDouble); }), "cannot convert 'block.scale' of NetImpl from "));
+  CHECK(contains(thrown<tg::Error>([&] { net->to(tg::Device(tg::kCPU), tg::kDouble); }), "a tensor's dtype is fixed"));
+  CHECK(net->head->weight.dtype() == tg::kFloat);
+  CHECK(net->head->weight.requires_grad());
+  // The helper under to() moves data into an existing tensor, keeping its autograd identity.
+  const Tensor target = tg::zeros({2}).requires_grad_();
+  tg::nn::detail::set_data(target, tg::ones({3}));
+  CHECK(elements(target) == Values{1, 1, 1});
+  CHECK(target.requires_grad());
+  CHECK(target.is_leaf());
 }
 
 TEST_CASE("nn_module: clone makes a deep copy of a built-in module tree") {
