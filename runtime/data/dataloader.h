@@ -66,7 +66,8 @@ class StatelessDataLoader {
   StatelessDataLoader(Dataset dataset, Sampler sampler, DataLoaderOptions options)
       : dataset_(std::move(dataset)), sampler_(std::move(sampler)), options_(std::move(options)) {
     TG_CHECK_VALUE(options_.batch_size() > 0, "[DataLoader] expected a positive batch_size, got 0");
-    TG_CHECK_VALUE(!options_.max_jobs() || *options_.max_jobs() > 0, "[DataLoader] expected a positive max_jobs, got 0");
+    TG_CHECK_VALUE(!options_.max_jobs() || *options_.max_jobs() > 0,
+                   "[DataLoader] expected a positive max_jobs, got 0");
   }
   StatelessDataLoader(const StatelessDataLoader&) = delete;
   StatelessDataLoader& operator=(const StatelessDataLoader&) = delete;
@@ -199,30 +200,30 @@ class StatelessDataLoader {
 template <typename Dataset, typename Sampler,
           typename = std::enable_if_t<!std::is_same_v<std::decay_t<Sampler>, DataLoaderOptions>>>
 std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(Dataset dataset, Sampler sampler,
-                                                                         DataLoaderOptions options = {}) {
+                                                                        DataLoaderOptions options = {}) {
   TG_CHECK_VALUE(!options.shuffle().has_value(), "[make_data_loader] expected shuffle only without a sampler (it ",
                  "picks the sampler make_data_loader makes), got it together with a sampler");
   return std::make_unique<StatelessDataLoader<Dataset, Sampler>>(std::move(dataset), std::move(sampler),
-                                                                  std::move(options));
+                                                                 std::move(options));
 }
 
 // A loader over `dataset` with a Sampler made for its size: by default samplers::DefaultSampler
 // (random order unless options.shuffle(false)), as LibTorch's default RandomSampler.
 template <typename Sampler = samplers::DefaultSampler, typename Dataset>
 std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(Dataset dataset,
-                                                                         DataLoaderOptions options = {}) {
+                                                                        DataLoaderOptions options = {}) {
   const std::optional<size_t> size = dataset.size();
   TG_CHECK_VALUE(size.has_value(), "[make_data_loader] expected a dataset of known size to make a sampler for, got ",
                  "one whose size() is nullopt");
   if constexpr (std::is_same_v<Sampler, samplers::DefaultSampler>) {
     Sampler sampler(*size, options.shuffle().value_or(true));
     return std::make_unique<StatelessDataLoader<Dataset, Sampler>>(std::move(dataset), std::move(sampler),
-                                                                    std::move(options));
+                                                                   std::move(options));
   } else {
     TG_CHECK_VALUE(!options.shuffle().has_value(), "[make_data_loader] expected shuffle only with the default ",
                    "sampler, got it together with a named sampler type");
     return std::make_unique<StatelessDataLoader<Dataset, Sampler>>(std::move(dataset), Sampler(*size),
-                                                                    std::move(options));
+                                                                   std::move(options));
   }
 }
 

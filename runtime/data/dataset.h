@@ -56,9 +56,9 @@ class Dataset : public BatchDataset<Self, std::vector<SingleExample>> {
 
 // A dataset whose batches pass through `transform.apply_batch`.
 template <typename SourceDataset, typename AppliedTransform>
-class MapDataset : public BatchDataset<MapDataset<SourceDataset, AppliedTransform>,
-                                       typename AppliedTransform::OutputBatchType,
-                                       typename SourceDataset::BatchRequestType> {
+class MapDataset
+    : public BatchDataset<MapDataset<SourceDataset, AppliedTransform>, typename AppliedTransform::OutputBatchType,
+                          typename SourceDataset::BatchRequestType> {
  public:
   using DatasetType = SourceDataset;
   using TransformType = AppliedTransform;

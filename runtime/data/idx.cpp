@@ -20,7 +20,7 @@ struct IdxType {
   ScalarType dtype;
 };
 
-constexpr IdxType kIdxTypes[] = {{0x08, kByte}, {0x09, kChar}, {0x0B, kShort},
+constexpr IdxType kIdxTypes[] = {{0x08, kByte}, {0x09, kChar},  {0x0B, kShort},
                                  {0x0C, kInt},  {0x0D, kFloat}, {0x0E, kDouble}};
 
 std::string hex(unsigned char c) {

@@ -98,8 +98,7 @@ void DistributedSampler::take_share(const std::vector<size_t>& order) {
   index_ = 0;
 }
 
-DistributedRandomSampler::DistributedRandomSampler(size_t size, size_t num_replicas, size_t rank,
-                                                   bool allow_duplicates)
+DistributedRandomSampler::DistributedRandomSampler(size_t size, size_t num_replicas, size_t rank, bool allow_duplicates)
     : DistributedSampler(size, num_replicas, rank, allow_duplicates) {
   reset();
 }

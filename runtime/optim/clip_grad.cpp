@@ -12,8 +12,7 @@ namespace tg::nn::utils {
 double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, double norm_type,
                        bool error_if_nonfinite) {
   NoGradGuard no_grad;
-  TG_CHECK_VALUE(norm_type > 0 || std::isinf(norm_type), "[clip_grad_norm_] expected a positive norm_type, got ",
-                 norm_type);
+  TG_CHECK_VALUE(norm_type > 0, "[clip_grad_norm_] expected a positive norm_type (or infinity), got ", norm_type);
   std::vector<Tensor> grads;
   for (const Tensor& p : parameters) {
     if (p.defined() && p.grad().defined()) grads.push_back(p.grad());
@@ -22,11 +21,10 @@ double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, d
   double total = 0;
   if (std::isinf(norm_type)) {
     for (const Tensor& g : grads) {
-      if (g.numel() > 0) total = std::max(total, g.abs().amax().item<double>());
-    }
-    // amax propagates NaN; std::max would drop it.
-    for (const Tensor& g : grads) {
-      if (g.numel() > 0 && std::isnan(g.abs().amax().item<double>())) total = std::numeric_limits<double>::quiet_NaN();
+      if (g.numel() == 0) continue;
+      const double m = g.abs().amax().item<double>();
+      // NaN must win, as amax's does; std::max would keep whichever came first.
+      total = std::isnan(m) || std::isnan(total) ? std::numeric_limits<double>::quiet_NaN() : std::max(total, m);
     }
   } else {
     for (const Tensor& g : grads) total += g.to(kDouble).abs().pow(norm_type).sum().item<double>();

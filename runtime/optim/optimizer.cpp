@@ -66,18 +66,12 @@ void Optimizer::add_param_group(const OptimizerParamGroup& param_group) {
 
 void Optimizer::add_parameters(const std::vector<Tensor>& parameters) {
   TG_CHECK(!param_groups_.empty(), "[", name(), "] expected a parameter group to add parameters to, got none");
-  std::vector<Tensor> params = param_groups_[0].params();
-  OptimizerParamGroup merged(parameters, param_groups_[0].options().clone());
-  param_groups_[0].params().clear();
-  try {
-    add_param_group(merged);
-  } catch (...) {
-    param_groups_[0].params() = std::move(params);
-    throw;
-  }
-  params.insert(params.end(), param_groups_.back().params().begin(), param_groups_.back().params().end());
+  // Checked as a group of their own (defined, floating, not already present), then moved.
+  add_param_group(OptimizerParamGroup(parameters, param_groups_[0].options().clone()));
+  std::vector<Tensor> added = std::move(param_groups_.back().params());
   param_groups_.pop_back();
-  param_groups_[0].params() = std::move(params);
+  auto& first = param_groups_[0].params();
+  first.insert(first.end(), added.begin(), added.end());
 }
 
 void Optimizer::zero_grad(bool set_to_none) {
@@ -191,8 +185,8 @@ void Optimizer::load_state_dict(const NamedTensors& tensors, const std::map<std:
     options.push_back(param_groups_[g].options().clone());
     for (const auto& field : options.back()->values()) {
       const std::string key = prefix + field.first;
-      TG_INTERNAL_ASSERT(options.back()->set_value(field.first, parse_double(metadata_at(metadata, key, source), key,
-                                                                             source)));
+      TG_INTERNAL_ASSERT(
+          options.back()->set_value(field.first, parse_double(metadata_at(metadata, key, source), key, source)));
     }
   }
   // Everything is checked into `loaded` before the optimizer changes, so a bad file leaves it as it was.
@@ -215,8 +209,8 @@ void Optimizer::load_state_dict(const NamedTensors& tensors, const std::map<std:
     }
     auto& slot = loaded[param.unsafeGetTensorImpl()];
     if (!slot) slot = make_state();
-    TG_CHECK_VALUE(slot->set_tensor(key.substr(dot + 1), t), "[Optimizer::load] ", source, ": expected state fields of ",
-                   name(), ", got \"", key.substr(dot + 1), "\" in \"", key, "\"");
+    TG_CHECK_VALUE(slot->set_tensor(key.substr(dot + 1), t), "[Optimizer::load] ", source,
+                   ": expected state fields of ", name(), ", got \"", key.substr(dot + 1), "\" in \"", key, "\"");
   }
   for (size_t g = 0; g < param_groups_.size(); ++g) param_groups_[g].set_options(std::move(options[g]));
   state_ = std::move(loaded);

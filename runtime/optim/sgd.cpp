@@ -10,7 +10,10 @@ namespace tg::optim {
 SGDOptions::SGDOptions(double lr) : lr_(lr) {}
 
 std::vector<std::pair<std::string, double>> SGDOptions::values() const {
-  return {{"lr", lr_}, {"momentum", momentum_}, {"dampening", dampening_}, {"weight_decay", weight_decay_},
+  return {{"lr", lr_},
+          {"momentum", momentum_},
+          {"dampening", dampening_},
+          {"weight_decay", weight_decay_},
           {"nesterov", nesterov_ ? 1.0 : 0.0}};
 }
 

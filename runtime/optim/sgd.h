@@ -36,7 +36,8 @@ struct SGDParamState : public OptimizerParamState {
 class SGD : public Optimizer {
  public:
   SGD(const std::vector<OptimizerParamGroup>& param_groups, SGDOptions defaults);
-  SGD(std::vector<Tensor> params, SGDOptions defaults) : SGD(std::vector<OptimizerParamGroup>{std::move(params)}, defaults) {}
+  SGD(std::vector<Tensor> params, SGDOptions defaults)
+      : SGD(std::vector<OptimizerParamGroup>{std::move(params)}, defaults) {}
   Tensor step(LossClosure closure = nullptr) override;
 
  protected:

@@ -157,13 +157,23 @@ class Parser {
     }
     if (pos_ >= text_.size()) fail("a JSON value");
     switch (text_[pos_]) {
-      case '{': return parse_object(depth);
-      case '[': return parse_array(depth);
-      case '"': return JsonValue::string(parse_string());
-      case 't': expect_word("true"); return JsonValue::from_bool(true);
-      case 'f': expect_word("false"); return JsonValue::from_bool(false);
-      case 'n': expect_word("null"); return JsonValue::null();
-      default: return parse_number();
+      case '{':
+        return parse_object(depth);
+      case '[':
+        return parse_array(depth);
+      case '"':
+        return JsonValue::string(parse_string());
+      case 't':
+        expect_word("true");
+        return JsonValue::from_bool(true);
+      case 'f':
+        expect_word("false");
+        return JsonValue::from_bool(false);
+      case 'n':
+        expect_word("null");
+        return JsonValue::null();
+      default:
+        return parse_number();
     }
   }
 
@@ -248,14 +258,30 @@ class Parser {
       if (pos_ >= text_.size()) fail("an escape character after '\\'");
       const char e = text_[pos_++];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           uint32_t code = parse_hex4();
           if (code >= 0xD800 && code <= 0xDBFF) {
@@ -269,7 +295,9 @@ class Parser {
           append_utf8(out, code);
           break;
         }
-        default: --pos_; fail("one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u");
+        default:
+          --pos_;
+          fail("one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u");
       }
     }
   }
@@ -304,8 +332,8 @@ class Parser {
 
 JsonValue parse_json(std::string_view text, const std::string& source) {
   size_t bad = 0;
-  TG_CHECK_VALUE(is_valid_utf8(text, &bad), source, ": JSON header byte ", bad, ": expected UTF-8 text, got an invalid ",
-                 "UTF-8 sequence");
+  TG_CHECK_VALUE(is_valid_utf8(text, &bad), source, ": JSON header byte ", bad,
+                 ": expected UTF-8 text, got an invalid ", "UTF-8 sequence");
   return Parser(text, source).parse_document();
 }
 
@@ -347,10 +375,18 @@ namespace {
 
 void write_value(const JsonValue& value, std::string& out) {
   switch (value.kind()) {
-    case JsonValue::Kind::Null: out += "null"; break;
-    case JsonValue::Kind::Bool: out += value.boolean() ? "true" : "false"; break;
-    case JsonValue::Kind::Number: out += value.text(); break;
-    case JsonValue::Kind::String: out += json_quote(value.text()); break;
+    case JsonValue::Kind::Null:
+      out += "null";
+      break;
+    case JsonValue::Kind::Bool:
+      out += value.boolean() ? "true" : "false";
+      break;
+    case JsonValue::Kind::Number:
+      out += value.text();
+      break;
+    case JsonValue::Kind::String:
+      out += json_quote(value.text());
+      break;
     case JsonValue::Kind::Array: {
       out += '[';
       for (size_t i = 0; i < value.items().size(); ++i) {

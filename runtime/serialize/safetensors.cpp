@@ -32,10 +32,9 @@ struct DtypeName {
 };
 
 constexpr DtypeName kDtypeNames[] = {
-    {ScalarType::Bool, "BOOL"}, {ScalarType::Byte, "U8"},     {ScalarType::Char, "I8"},
-    {ScalarType::Short, "I16"}, {ScalarType::Int, "I32"},     {ScalarType::Long, "I64"},
-    {ScalarType::Half, "F16"},  {ScalarType::BFloat16, "BF16"}, {ScalarType::Float, "F32"},
-    {ScalarType::Double, "F64"},
+    {ScalarType::Bool, "BOOL"}, {ScalarType::Byte, "U8"},    {ScalarType::Char, "I8"},  {ScalarType::Short, "I16"},
+    {ScalarType::Int, "I32"},   {ScalarType::Long, "I64"},   {ScalarType::Half, "F16"}, {ScalarType::BFloat16, "BF16"},
+    {ScalarType::Float, "F32"}, {ScalarType::Double, "F64"},
 };
 
 ScalarType dtype_from_name(const std::string& name, const std::string& where) {
@@ -69,10 +68,9 @@ void check_names(const NamedTensors& tensors, const std::map<std::string, std::s
     TG_CHECK_VALUE(!name.empty(), "[save_tensors] expected non-empty tensor names, got an empty one");
     TG_CHECK_VALUE(name != "__metadata__", "[save_tensors] expected tensor names other than \"__metadata__\" ",
                    "(the format's metadata key), got it as a tensor name");
-    TG_CHECK_VALUE(is_valid_utf8(name), "[save_tensors] expected tensor names in UTF-8, got invalid UTF-8 in \"",
-                   name, "\"");
-    TG_CHECK_VALUE(seen.insert(name).second, "[save_tensors] expected unique tensor names, got \"", name,
-                   "\" twice");
+    TG_CHECK_VALUE(is_valid_utf8(name), "[save_tensors] expected tensor names in UTF-8, got invalid UTF-8 in \"", name,
+                   "\"");
+    TG_CHECK_VALUE(seen.insert(name).second, "[save_tensors] expected unique tensor names, got \"", name, "\" twice");
     TG_CHECK_VALUE(tensor.defined(), "[save_tensors] expected defined tensors, got an undefined one named \"", name,
                    "\"");
   }
@@ -97,11 +95,12 @@ std::string make_header(const std::vector<Tensor>& cpu, const NamedTensors& tens
     std::vector<JsonValue> shape;
     for (int64_t size : cpu[i].sizes()) shape.push_back(JsonValue::number_text(std::to_string(size)));
     const uint64_t end = offset + cpu[i].nbytes();
-    members.emplace_back(tensors[i].first,
-                         JsonValue::object({{"dtype", JsonValue::string(safetensors_dtype_name(cpu[i].scalar_type()))},
-                                            {"shape", JsonValue::array(std::move(shape))},
-                                            {"data_offsets", JsonValue::array({JsonValue::number_text(std::to_string(offset)),
-                                                                               JsonValue::number_text(std::to_string(end))})}}));
+    members.emplace_back(
+        tensors[i].first,
+        JsonValue::object({{"dtype", JsonValue::string(safetensors_dtype_name(cpu[i].scalar_type()))},
+                           {"shape", JsonValue::array(std::move(shape))},
+                           {"data_offsets", JsonValue::array({JsonValue::number_text(std::to_string(offset)),
+                                                              JsonValue::number_text(std::to_string(end))})}}));
     offset = end;
   }
   std::string header = write_json(JsonValue::object(std::move(members)));
@@ -156,7 +155,7 @@ Header check_header(std::string_view header_text, uint64_t data_size, const std:
   TG_CHECK_VALUE(!header_text.empty() && header_text[0] == '{', source,
                  ": expected the JSON header to start with '{', got ",
                  header_text.empty() ? std::string("an empty header")
-                                     : "byte 0x" + std::to_string(static_cast<unsigned char>(header_text[0])));
+                                     : "byte " + std::to_string(static_cast<unsigned char>(header_text[0])));
   const JsonValue root = parse_json(header_text, source);
   Header header;
   for (const auto& [name, value] : root.members()) {
@@ -197,14 +196,16 @@ Header check_header(std::string_view header_text, uint64_t data_size, const std:
     TG_CHECK_VALUE(entry.begin <= entry.end && entry.end <= data_size, where, ": expected data_offsets within the ",
                    data_size, " data bytes of the file, got [", entry.begin, ", ", entry.end, "]");
     const uint64_t itemsize = element_size(entry.dtype);
-    TG_CHECK_VALUE(!overflow && numel <= UINT64_MAX / itemsize && numel * itemsize == entry.end - entry.begin, where,
-                   ": expected data_offsets spanning ", overflow ? std::string("numel * itemsize")
-                                                                 : std::to_string(numel) + " * " + std::to_string(itemsize),
-                   " bytes for its shape and dtype, got ", entry.end - entry.begin, " bytes");
+    TG_CHECK_VALUE(
+        !overflow && numel <= UINT64_MAX / itemsize && numel * itemsize == entry.end - entry.begin, where,
+        ": expected data_offsets spanning ",
+        overflow ? std::string("numel * itemsize") : std::to_string(numel) + " * " + std::to_string(itemsize),
+        " bytes for its shape and dtype, got ", entry.end - entry.begin, " bytes");
     header.entries.push_back(std::move(entry));
   }
-  std::stable_sort(header.entries.begin(), header.entries.end(),
-                   [](const Entry& a, const Entry& b) { return a.begin < b.begin || (a.begin == b.begin && a.end < b.end); });
+  std::stable_sort(header.entries.begin(), header.entries.end(), [](const Entry& a, const Entry& b) {
+    return a.begin < b.begin || (a.begin == b.begin && a.end < b.end);
+  });
   uint64_t expected_begin = 0;
   const Entry* previous = nullptr;
   for (const Entry& entry : header.entries) {
@@ -212,8 +213,9 @@ Header check_header(std::string_view header_text, uint64_t data_size, const std:
       TG_THROW(ValueError, source, ": tensor \"", entry.name, "\": expected its data to begin at byte ", expected_begin,
                " after \"", previous->name, "\", got ", entry.begin, " (overlapping tensors)");
     }
-    TG_CHECK_VALUE(entry.begin == expected_begin, source, ": tensor \"", entry.name, "\": expected its data to begin at ",
-                   "byte ", expected_begin, ", got ", entry.begin, " (a hole in the data section)");
+    TG_CHECK_VALUE(entry.begin == expected_begin, source, ": tensor \"", entry.name,
+                   "\": expected its data to begin at ", "byte ", expected_begin, ", got ", entry.begin,
+                   " (a hole in the data section)");
     expected_begin = entry.end;
     previous = &entry;
   }
@@ -340,9 +342,8 @@ void load(std::vector<Tensor>& tensors, const std::string& path) {
   std::vector<bool> filled(named.size(), false);
   for (auto& [name, tensor] : named) {
     size_t index = named.size();
-    const bool numeric = !name.empty() && name.size() <= 18 && std::all_of(name.begin(), name.end(), [](char c) {
-      return c >= '0' && c <= '9';
-    });
+    const bool numeric = !name.empty() && name.size() <= 18 &&
+                         std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (numeric) index = std::stoull(name);
     TG_CHECK_VALUE(numeric && index < named.size() && !filled[index], "[load] ", path,
                    ": expected tensors named \"0\" to \"", named.size() - 1, "\" as tg::save writes a list, got \"",

@@ -7,9 +7,9 @@ import sys
 import tempfile
 
 venv_python, tool = sys.argv[1], sys.argv[2]
-# Run under the project's virtual environment (tools/setup-venv.sh) when it exists.
-if os.path.exists(venv_python) and os.path.realpath(sys.executable) != os.path.realpath(venv_python) \
-        and not os.environ.get("TG_INTEROP_REEXEC"):
+# Run under the project's virtual environment (tools/setup-venv.sh) when it exists (its python
+# is often a symlink to the system's, so compare environments, not executables).
+if os.path.exists(venv_python) and not os.environ.get("TG_INTEROP_REEXEC"):
     os.environ["TG_INTEROP_REEXEC"] = "1"
     os.execv(venv_python, [venv_python] + sys.argv)
 

@@ -1,12 +1,12 @@
 // The C++ half of tests/interop/safetensors_interop.py: `write PATH` saves the reference
 // tensors; `check PATH` loads a file the Python side wrote from the same reference and
 // compares (exit 1 with the differences on stderr).
+#include <tensorgen/tensorgen.h>
+
 #include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <tensorgen/tensorgen.h>
 
 namespace {
 
@@ -19,10 +19,9 @@ struct Spec {
 // Also spelled out in safetensors_interop.py: element i (row-major) is i * 0.5 - 3 for
 // floating dtypes, i - 3 for signed integers, i for uint8 and i % 2 for bool.
 const std::vector<Spec> kSpecs = {
-    {"f32", tg::kFloat, {2, 3}}, {"f64", tg::kDouble, {4}},     {"f16", tg::kHalf, {3}},
-    {"i64", tg::kLong, {5}},     {"i32", tg::kInt, {2, 2}},     {"i16", tg::kShort, {3}},
-    {"i8", tg::kChar, {3}},      {"u8", tg::kByte, {3}},        {"b", tg::kBool, {4}},
-    {"scalar", tg::kFloat, {}},  {"empty", tg::kFloat, {0, 2}},
+    {"f32", tg::kFloat, {2, 3}}, {"f64", tg::kDouble, {4}},  {"f16", tg::kHalf, {3}},       {"i64", tg::kLong, {5}},
+    {"i32", tg::kInt, {2, 2}},   {"i16", tg::kShort, {3}},   {"i8", tg::kChar, {3}},        {"u8", tg::kByte, {3}},
+    {"b", tg::kBool, {4}},       {"scalar", tg::kFloat, {}}, {"empty", tg::kFloat, {0, 2}},
 };
 
 double element(tg::ScalarType dtype, int64_t i) {

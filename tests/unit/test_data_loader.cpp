@@ -26,11 +26,22 @@ data::datasets::TensorPairDataset ten_examples() {
   return data::datasets::TensorPairDataset(make(x, {10, 2}), make(y, {10}, tg::kLong));
 }
 
+// Batches of values as text, e.g. "{0, 1} {2}", for comparisons that print well.
+std::string text(const std::vector<Values>& batches) {
+  std::string out;
+  for (const Values& batch : batches) {
+    out += out.empty() ? "{" : " {";
+    for (size_t i = 0; i < batch.size(); ++i) out += (i ? ", " : "") + std::to_string(static_cast<int64_t>(batch[i]));
+    out += "}";
+  }
+  return out;
+}
+
 template <typename Loader>
-std::vector<Values> targets_of(Loader& loader) {
+std::string targets_of(Loader& loader) {
   std::vector<Values> batches;
   for (auto& batch : loader) batches.push_back(values(batch.target));
-  return batches;
+  return text(batches);
 }
 
 // A dataset whose get() records the threads that call it and fails at index 7.
@@ -54,20 +65,21 @@ struct Recording : data::datasets::Dataset<Recording> {
 TEST_CASE("data: TensorPairDataset + Stack gives stacked batches; drop_last drops the short one") {
   auto loader = data::make_data_loader(ten_examples().map(data::transforms::Stack<>()),
                                        data::DataLoaderOptions().batch_size(4).shuffle(false));
-  std::vector<Values> seen;
+  std::vector<Values> seen_batches;
   for (auto& batch : *loader) {
     CHECK(batch.data.size(1) == 2);
     CHECK(batch.data.size(0) == batch.target.size(0));
     CHECK(values(batch.data.select(1, 1)) == values((batch.target + 10).to(tg::kDouble)));
-    seen.push_back(values(batch.target));
+    seen_batches.push_back(values(batch.target));
   }
-  CHECK(seen == std::vector<Values>{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9}});
+  const std::string seen = text(seen_batches);
+  CHECK(seen == "{0, 1, 2, 3} {4, 5, 6, 7} {8, 9}");
   // A second epoch starts over.
   CHECK(targets_of(*loader) == seen);
 
   auto dropping = data::make_data_loader(ten_examples().map(data::transforms::Stack<>()),
                                          data::DataLoaderOptions(4).shuffle(false).drop_last(true));
-  CHECK(targets_of(*dropping) == std::vector<Values>{{0, 1, 2, 3}, {4, 5, 6, 7}});
+  CHECK(targets_of(*dropping) == "{0, 1, 2, 3} {4, 5, 6, 7}");
 }
 
 TEST_CASE("data: shuffling is a permutation per epoch, repeatable with tg::manual_seed") {
@@ -93,8 +105,8 @@ TEST_CASE("data: shuffling is a permutation per epoch, repeatable with tg::manua
 TEST_CASE("data: worker threads give the same batches in sampler order, on other threads") {
   Recording dataset;
   auto threads = dataset.threads;
-  auto single = data::make_data_loader(dataset.map(data::transforms::Stack<>()),
-                                       data::DataLoaderOptions(3).shuffle(false));
+  auto single =
+      data::make_data_loader(dataset.map(data::transforms::Stack<>()), data::DataLoaderOptions(3).shuffle(false));
   auto parallel = data::make_data_loader(dataset.map(data::transforms::Stack<>()),
                                          data::DataLoaderOptions(3).shuffle(false).workers(3).max_jobs(4));
   threads->clear();
@@ -150,7 +162,9 @@ TEST_CASE("data: transforms Normalize, Lambda and TensorLambda; TensorDataset wi
   CHECK(values(rows.get_batch(std::vector<size_t>{2, 0}).data) == Values{10, 12, 2, 4});
   CHECK(contains(thrown<tg::ValueError>([] { data::transforms::Normalize<>({1.0}, {0.0}); }),
                  "[Normalize] expected non-zero standard deviations"));
-  CHECK(contains(thrown<tg::ValueError>([] { data::datasets::TensorPairDataset(tg::zeros({3, 2}), tg::zeros({2})); }),
+  CHECK(contains(thrown<tg::ValueError>([] {
+                   data::datasets::TensorPairDataset(tg::zeros({3, 2}), tg::zeros({2}));
+                 }),
                  "expected data and target of the same length in dimension 0, got 3 and 2"));
 }
 
@@ -199,16 +213,18 @@ TEST_CASE("data: samplers — sequential, random, and distributed shares that co
 }
 
 TEST_CASE("data: a loader with a named sampler; option errors") {
-  auto loader = data::make_data_loader(ten_examples().map(data::transforms::Stack<>()),
-                                       data::samplers::DistributedSequentialSampler(10, 2, 0), data::DataLoaderOptions(3));
-  CHECK(targets_of(*loader) == std::vector<Values>{{0, 2, 4}, {6, 8}});
-  auto sequential = data::make_data_loader<data::samplers::SequentialSampler>(ten_examples(), data::DataLoaderOptions(6));
+  auto loader =
+      data::make_data_loader(ten_examples().map(data::transforms::Stack<>()),
+                             data::samplers::DistributedSequentialSampler(10, 2, 0), data::DataLoaderOptions(3));
+  CHECK(targets_of(*loader) == "{0, 2, 4} {6, 8}");
+  auto sequential =
+      data::make_data_loader<data::samplers::SequentialSampler>(ten_examples(), data::DataLoaderOptions(6));
   std::vector<size_t> sizes;
   for (auto& batch : *sequential) sizes.push_back(batch.size());  // unstacked: std::vector<Example<>>
   CHECK(sizes == std::vector<size_t>{6, 4});
   CHECK(contains(thrown<tg::ValueError>([] {
                    data::make_data_loader<data::samplers::SequentialSampler>(ten_examples(),
-                                                                              data::DataLoaderOptions(2).shuffle(true));
+                                                                             data::DataLoaderOptions(2).shuffle(true));
                  }),
                  "[make_data_loader] expected shuffle only with the default sampler"));
   CHECK(contains(thrown<tg::ValueError>([] { data::make_data_loader(ten_examples(), data::DataLoaderOptions(0)); }),

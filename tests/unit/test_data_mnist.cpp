@@ -37,7 +37,8 @@ void write_small_mnist(const TempDir& dir, const std::string& prefix) {
     for (int k = 0; k < 4; ++k) images += static_cast<char>(10 * i + k);
   }
   write_bytes(dir.file(prefix + "-images-idx3-ubyte"), images);
-  write_bytes(dir.file(prefix + "-labels-idx1-ubyte"), std::string("\0\0\x08\x01", 4) + be32(3) + "\x07\x00\x09");
+  write_bytes(dir.file(prefix + "-labels-idx1-ubyte"),
+              std::string("\0\0\x08\x01", 4) + be32(3) + std::string("\x07\x00\x09", 3));
 }
 
 }  // namespace
@@ -63,14 +64,30 @@ TEST_CASE("data_mnist: MNIST reads the train and test files of a root folder") {
   CHECK(contains(thrown<tg::IndexError>([&] { train.get(3); }), "[MNIST] expected an index below 3, got 3"));
 
   // Through a loader, normalized and stacked, as a LibTorch MNIST program reads it.
-  auto loader = data::make_data_loader(
-      data::datasets::MNIST(dir.path.string())
-          .map(data::transforms::Normalize<>(0.1307, 0.3081))
-          .map(data::transforms::Stack<>()),
-      data::DataLoaderOptions().batch_size(2).shuffle(false));
+  auto loader = data::make_data_loader(data::datasets::MNIST(dir.path.string())
+                                           .map(data::transforms::Normalize<>(0.1307, 0.3081))
+                                           .map(data::transforms::Stack<>()),
+                                       data::DataLoaderOptions().batch_size(2).shuffle(false));
   std::vector<int64_t> sizes;
   for (auto& batch : *loader) sizes.push_back(batch.data.size(0));
   CHECK(sizes == std::vector<int64_t>{2, 1});
+
+  // pytorch/examples' mnist.cpp data pipeline, with only the namespace changed.
+  namespace torch = tg;
+  auto train_dataset = torch::data::datasets::MNIST(dir.path.string())
+                           .map(torch::data::transforms::Normalize<>(0.1307, 0.3081))
+                           .map(torch::data::transforms::Stack<>());
+  const size_t train_dataset_size = train_dataset.size().value();
+  auto train_loader =
+      torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(std::move(train_dataset), 64);
+  size_t seen = 0;
+  for (auto& batch : *train_loader) {
+    auto data = batch.data.to(torch::kCPU), targets = batch.target.to(torch::kCPU);
+    CHECK(data.size(0) == targets.size(0));
+    CHECK(values(targets) == Values{7, 0, 9});  // sequential order
+    seen += static_cast<size_t>(data.size(0));
+  }
+  CHECK(seen == train_dataset_size);
 }
 
 TEST_CASE("data_mnist: read_idx of every idx element type, and write_idx round trips") {
@@ -99,15 +116,17 @@ TEST_CASE("data_mnist: malformed idx files name the file, the place and what was
     write_bytes(path, bytes);
     return thrown<tg::ValueError>([&] { data::read_idx(path); });
   };
-  CHECK(contains(error(std::string("\0\0", 2)), "[read_idx] " + path + ": expected the 4-byte idx magic number, got a file of 2 bytes"));
+  CHECK(contains(error(std::string("\0\0", 2)),
+                 "[read_idx] " + path + ": expected the 4-byte idx magic number, got a file of 2 bytes"));
   CHECK(contains(error(std::string("\x1F\x8B\x08\x00", 4)),
                  path + ": byte 0: expected an idx magic number starting with two zero bytes, got 0x1F 0x8B"));
   CHECK(contains(error(std::string("\0\0\x07\x01", 4) + be32(1) + "x"),
                  path + ": byte 2: expected an idx type code (0x08, 0x09, 0x0B, 0x0C, 0x0D or 0x0E), got 0x07"));
   CHECK(contains(error(std::string("\0\0\x08\x00", 4)), "byte 3: expected at least one dimension, got 0"));
   CHECK(contains(error(std::string("\0\0\x08\x03", 4) + be32(2)), "expected 3 dimension sizes in bytes 4 to 16"));
-  CHECK(contains(error(std::string("\0\0\x08\x02", 4) + be32(2) + be32(3) + "abcde"),
-                 "expected 12 header bytes and 6 data bytes for sizes [2, 3] of uint8, got a file of 17 bytes (truncated?)"));
+  CHECK(contains(
+      error(std::string("\0\0\x08\x02", 4) + be32(2) + be32(3) + "abcde"),
+      "expected 12 header bytes and 6 data bytes for sizes [2, 3] of uint8, got a file of 17 bytes (truncated?)"));
   CHECK(contains(error(std::string("\0\0\x0C\x01", 4) + be32(1) + "abcdXY"), "(trailing bytes)"));
   // Sizes whose product overflows 64 bits are caught before any allocation.
   CHECK(contains(error(std::string("\0\0\x0E\x03", 4) + be32(0xFFFFFFFF) + be32(0xFFFFFFFF) + be32(0xFFFFFFFF)),
@@ -123,8 +142,7 @@ TEST_CASE("data_mnist: malformed idx files name the file, the place and what was
   write_bytes(dir.file("train-labels-idx1-ubyte"), std::string("\0\0\x0C\x01", 4) + be32(1) + "abcd");
   CHECK(contains(thrown<tg::ValueError>([&] { data::datasets::MNIST m(dir.path.string()); }),
                  "train-labels-idx1-ubyte: expected uint8 labels of 1 dimension [N], got int32 of sizes [1]"));
-  CHECK(contains(thrown<tg::ValueError>([&] {
-                   data::datasets::MNIST m(dir.path.string(), data::datasets::MNIST::Mode::kTest);
-                 }),
-                 "t10k-images-idx3-ubyte: expected a readable idx file"));
+  CHECK(contains(
+      thrown<tg::ValueError>([&] { data::datasets::MNIST m(dir.path.string(), data::datasets::MNIST::Mode::kTest); }),
+      "t10k-images-idx3-ubyte: expected a readable idx file"));
 }

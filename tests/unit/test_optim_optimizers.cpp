@@ -67,7 +67,8 @@ TEST_CASE("optim: SGD plain, with momentum + dampening + weight decay, and Neste
     CAPTURE(nesterov);
     Tensor w = fresh_param();
     const double lr = 0.05, momentum = 0.9, dampening = nesterov ? 0.0 : 0.3, wd = 0.01;
-    optim::SGD sgd({w}, optim::SGDOptions(lr).momentum(momentum).dampening(dampening).weight_decay(wd).nesterov(nesterov));
+    optim::SGD sgd({w},
+                   optim::SGDOptions(lr).momentum(momentum).dampening(dampening).weight_decay(wd).nesterov(nesterov));
     Values buf(3);
     compare(sgd, w, [&](size_t t, Values& p, const Values& g) {
       for (size_t j = 0; j < 3; ++j) {
@@ -91,11 +92,11 @@ TEST_CASE("optim: Adam and AdamW, with and without amsgrad") {
       const double lr = 0.02, b1 = 0.8, b2 = 0.95, eps = 1e-6, wd = 0.05;
       std::unique_ptr<optim::Optimizer> opt;
       if (decoupled) {
-        opt = std::make_unique<optim::AdamW>(std::vector<Tensor>{w}, optim::AdamWOptions(lr).betas({b1, b2}).eps(eps)
-                                                                         .weight_decay(wd).amsgrad(amsgrad));
+        opt = std::make_unique<optim::AdamW>(
+            std::vector<Tensor>{w}, optim::AdamWOptions(lr).betas({b1, b2}).eps(eps).weight_decay(wd).amsgrad(amsgrad));
       } else {
-        opt = std::make_unique<optim::Adam>(std::vector<Tensor>{w}, optim::AdamOptions(lr).betas({b1, b2}).eps(eps)
-                                                                        .weight_decay(wd).amsgrad(amsgrad));
+        opt = std::make_unique<optim::Adam>(
+            std::vector<Tensor>{w}, optim::AdamOptions(lr).betas({b1, b2}).eps(eps).weight_decay(wd).amsgrad(amsgrad));
       }
       Values m(3), v(3), vmax(3);
       compare(*opt, w, [&](size_t t, Values& p, const Values& grad) {
@@ -134,8 +135,8 @@ TEST_CASE("optim: RMSprop plain, centered and with momentum") {
       CAPTURE(momentum);
       Tensor w = fresh_param();
       const double lr = 0.01, alpha = 0.9, eps = 1e-8, wd = 0.1;
-      optim::RMSprop opt({w}, optim::RMSpropOptions(lr).alpha(alpha).eps(eps).weight_decay(wd).momentum(momentum)
-                                  .centered(centered));
+      optim::RMSprop opt(
+          {w}, optim::RMSpropOptions(lr).alpha(alpha).eps(eps).weight_decay(wd).momentum(momentum).centered(centered));
       Values sq(3), avg(3), buf(3);
       compare(opt, w, [&](size_t, Values& p, const Values& grad) {
         for (size_t j = 0; j < 3; ++j) {
@@ -163,8 +164,8 @@ TEST_CASE("optim: RMSprop plain, centered and with momentum") {
 TEST_CASE("optim: Adagrad with lr_decay, weight decay and an initial accumulator") {
   Tensor w = fresh_param();
   const double lr = 0.1, lr_decay = 0.05, wd = 0.02, initial = 0.3, eps = 1e-10;
-  optim::Adagrad opt({w}, optim::AdagradOptions(lr).lr_decay(lr_decay).weight_decay(wd)
-                              .initial_accumulator_value(initial).eps(eps));
+  optim::Adagrad opt(
+      {w}, optim::AdagradOptions(lr).lr_decay(lr_decay).weight_decay(wd).initial_accumulator_value(initial).eps(eps));
   Values sum(3, initial);
   compare(opt, w, [&](size_t t, Values& p, const Values& grad) {
     const double clr = lr / (1 + static_cast<double>(t) * lr_decay);
@@ -177,7 +178,8 @@ TEST_CASE("optim: Adagrad with lr_decay, weight decay and an initial accumulator
 }
 
 TEST_CASE("optim: parameter groups with their own options; parameters without gradients are left alone") {
-  Tensor a = make({1, 2}, {2}).requires_grad_(), b = make({3}, {1}).requires_grad_(), c = make({5}, {1}).requires_grad_();
+  Tensor a = make({1, 2}, {2}).requires_grad_(), b = make({3}, {1}).requires_grad_(),
+         c = make({5}, {1}).requires_grad_();
   std::vector<optim::OptimizerParamGroup> groups;
   groups.emplace_back(std::vector<Tensor>{a});
   groups.emplace_back(std::vector<Tensor>{b, c}, std::make_unique<optim::SGDOptions>(optim::SGDOptions(1.0)));
@@ -202,6 +204,14 @@ TEST_CASE("optim: parameter groups with their own options; parameters without gr
   CHECK(sgd.param_groups()[2].options().get_lr() == 0.5);
   CHECK(contains(thrown<tg::ValueError>([&] { sgd.add_param_group(optim::OptimizerParamGroup({a})); }),
                  "[SGD] expected each parameter in one group only"));
+  // add_parameters extends the first group, with the same checks.
+  Tensor e = make({1}, {1}).requires_grad_();
+  sgd.add_parameters({e});
+  CHECK(sgd.param_groups()[0].params().size() == 2);
+  CHECK(sgd.parameters()[1].is_same(e));
+  CHECK(contains(thrown<tg::ValueError>([&] { sgd.add_parameters({c}); }),
+                 "[SGD] expected each parameter in one group only"));
+  CHECK(sgd.size() == 5);
   CHECK(contains(thrown<tg::ValueError>([&] { optim::SGD({make({1}, {1}, tg::kLong)}, 0.1); }),
                  "[SGD] expected floating-point parameters, got int64"));
 }
@@ -229,7 +239,9 @@ TEST_CASE("optim: bad options are clear errors") {
                  "[SGD] Nesterov momentum requires a momentum and zero dampening, got momentum=0"));
   CHECK(contains(thrown<tg::ValueError>([&] { optim::SGD({w}, -1.0); }),
                  "[SGD] expected a non-negative learning rate, got -1"));
-  CHECK(contains(thrown<tg::ValueError>([&] { optim::Adam({w}, optim::AdamOptions().betas({1.0, 0.9})); }),
+  CHECK(contains(thrown<tg::ValueError>([&] {
+                   optim::Adam({w}, optim::AdamOptions().betas({1.0, 0.9}));
+                 }),
                  "[Adam] expected beta1 in [0, 1), got 1"));
   CHECK(contains(thrown<tg::ValueError>([&] { optim::AdamW({w}, optim::AdamWOptions().eps(-1)); }),
                  "[AdamW] expected a non-negative epsilon, got -1"));
@@ -242,4 +254,37 @@ TEST_CASE("optim: bad options are clear errors") {
   static_cast<optim::SGDOptions&>(sgd.param_groups()[0].options()).momentum(-1);
   backward_at(w, 0);
   CHECK(contains(thrown<tg::ValueError>([&] { sgd.step(); }), "[SGD] expected a non-negative momentum, got -1"));
+}
+
+TEST_CASE("optim: parameters of different dtypes step in separate fused batches") {
+  for (bool adam : {false, true}) {
+    CAPTURE(adam);
+    Tensor a = make({1, 2}, {2}, tg::kFloat).requires_grad_(), b = make({3}, {1}, tg::kDouble).requires_grad_();
+    std::unique_ptr<optim::Optimizer> opt;
+    if (adam) {
+      opt = std::make_unique<optim::Adam>(std::vector<Tensor>{a, b}, optim::AdamOptions(0.1));
+    } else {
+      opt = std::make_unique<optim::SGD>(std::vector<Tensor>{a, b}, optim::SGDOptions(0.1).momentum(0.9));
+    }
+    Values p = {1, 2, 3}, buf(3), m(3), v(3);
+    for (int t = 1; t <= 3; ++t) {
+      opt->zero_grad();
+      ((a * a).sum() + (b * b).sum()).backward();  // grad = 2p
+      opt->step();
+      for (size_t j = 0; j < 3; ++j) {
+        const double g = 2 * p[j];
+        if (adam) {
+          m[j] = 0.9 * m[j] + 0.1 * g;
+          v[j] = 0.999 * v[j] + 0.001 * g * g;
+          p[j] -= 0.1 * (m[j] / (1 - std::pow(0.9, t))) / (std::sqrt(v[j] / (1 - std::pow(0.999, t))) + 1e-8);
+        } else {
+          buf[j] = t == 1 ? g : 0.9 * buf[j] + g;
+          p[j] -= 0.1 * buf[j];
+        }
+      }
+      check_close(values(a), {p[0], p[1]}, 1e-6);
+      check_close(values(b), {p[2]}, 1e-12);
+    }
+    CHECK(a.scalar_type() == tg::kFloat);
+  }
 }

@@ -45,7 +45,9 @@ TEST_CASE("optim_schedulers: StepLR and MultiStepLR decay after the named epochs
               {0.8, 0.08, 0.08, 0.08, 0.008, 0.008, 0.008});
   CHECK(contains(thrown<tg::ValueError>([] { schedule<optim::StepLR>(1, 0u, 0.5); }),
                  "[StepLR] expected a positive step_size, got 0"));
-  CHECK(contains(thrown<tg::ValueError>([] { schedule<optim::MultiStepLR>(1, std::vector<int64_t>{3, 1}, 0.1); }),
+  CHECK(contains(thrown<tg::ValueError>([] {
+                   schedule<optim::MultiStepLR>(1, std::vector<int64_t>{3, 1}, 0.1);
+                 }),
                  "[MultiStepLR] expected milestones in increasing order"));
 }
 
@@ -76,7 +78,7 @@ TEST_CASE("optim_schedulers: every group follows its own base rate") {
 TEST_CASE("optim_clip_grad: clip_grad_norm_ scales all gradients together, returns the norm before") {
   Tensor a = make({0, 0}, {2}).requires_grad_(), b = make({0}, {1}).requires_grad_();
   Tensor unused = make({0}, {1}).requires_grad_();
-  (a * make({3, 4}, {2}) + b * 12).sum().backward();  // grads [3, 4] and [12]: 2-norm 13
+  ((a * make({3, 4}, {2})).sum() + (b * 12).sum()).backward();  // grads [3, 4] and [12]: 2-norm 13
   const double norm = tg::nn::utils::clip_grad_norm_({a, b, unused}, 6.5);
   CHECK(norm == doctest::Approx(13));
   const double scale = 6.5 / (13 + 1e-6);
@@ -84,11 +86,9 @@ TEST_CASE("optim_clip_grad: clip_grad_norm_ scales all gradients together, retur
   CHECK(values(a.grad())[1] == doctest::Approx(4 * scale));
   CHECK(values(b.grad())[0] == doctest::Approx(12 * scale));
   // Below max_norm nothing changes; the 1-norm and the infinity norm.
-  CHECK(tg::nn::utils::clip_grad_norm_(std::vector<Tensor>{a, b}, 100.0, 1.0) ==
-        doctest::Approx((3 + 4 + 12) * scale));
+  CHECK(tg::nn::utils::clip_grad_norm_(std::vector<Tensor>{a, b}, 100.0, 1.0) == doctest::Approx((3 + 4 + 12) * scale));
   CHECK(values(b.grad())[0] == doctest::Approx(12 * scale));
-  CHECK(tg::nn::utils::clip_grad_norm_(b, 1.0, std::numeric_limits<double>::infinity()) ==
-        doctest::Approx(12 * scale));
+  CHECK(tg::nn::utils::clip_grad_norm_(b, 1.0, std::numeric_limits<double>::infinity()) == doctest::Approx(12 * scale));
   CHECK(values(b.grad())[0] == doctest::Approx(1.0).epsilon(1e-5));
 }
 

@@ -35,17 +35,19 @@ void train_steps(optim::Optimizer& opt, const std::vector<Tensor>& params, int s
 
 TEST_CASE("optim_state: save after 3 steps, load into a fresh optimizer, both continue alike") {
   const std::vector<std::pair<const char*, Factory>> factories = {
-      {"SGD", [](std::vector<Tensor> p) {
+      {"SGD",
+       [](std::vector<Tensor> p) {
          return std::make_unique<optim::SGD>(p, optim::SGDOptions(0.1).momentum(0.9).nesterov(true));
        }},
-      {"Adam", [](std::vector<Tensor> p) {
-         return std::make_unique<optim::Adam>(p, optim::AdamOptions(0.05).amsgrad(true));
-       }},
+      {"Adam",
+       [](std::vector<Tensor> p) { return std::make_unique<optim::Adam>(p, optim::AdamOptions(0.05).amsgrad(true)); }},
       {"AdamW", [](std::vector<Tensor> p) { return std::make_unique<optim::AdamW>(p, optim::AdamWOptions(0.05)); }},
-      {"RMSprop", [](std::vector<Tensor> p) {
+      {"RMSprop",
+       [](std::vector<Tensor> p) {
          return std::make_unique<optim::RMSprop>(p, optim::RMSpropOptions(0.01).momentum(0.5).centered(true));
        }},
-      {"Adagrad", [](std::vector<Tensor> p) { return std::make_unique<optim::Adagrad>(p, optim::AdagradOptions(0.1)); }},
+      {"Adagrad",
+       [](std::vector<Tensor> p) { return std::make_unique<optim::Adagrad>(p, optim::AdagradOptions(0.1)); }},
   };
   for (const auto& [name, factory] : factories) {
     CAPTURE(name);

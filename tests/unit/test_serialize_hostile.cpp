@@ -30,8 +30,9 @@ std::string error_of(const std::string& bytes) {
 }  // namespace
 
 TEST_CASE("serialize_hostile: a file too short or a header length beyond the file") {
-  CHECK(contains(error_of("abc"),
-                 "[load_tensors] hostile.safetensors: expected at least the 8-byte header length, got a file of 3 bytes"));
+  CHECK(contains(
+      error_of("abc"),
+      "[load_tensors] hostile.safetensors: expected at least the 8-byte header length, got a file of 3 bytes"));
   const std::string header = R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
   CHECK(contains(error_of(file_bytes(header, std::string(8, '\0'), header.size() + 100)),
                  "expected a header length within the file's"));
@@ -40,7 +41,8 @@ TEST_CASE("serialize_hostile: a file too short or a header length beyond the fil
 }
 
 TEST_CASE("serialize_hostile: malformed JSON, non-UTF-8 and deep nesting") {
-  CHECK(contains(error_of(file_bytes("[1]")), "expected the JSON header to start with '{'"));
+  CHECK(contains(error_of(file_bytes("[1]")), "expected the JSON header to start with '{', got byte 91"));
+  CHECK(contains(error_of(file_bytes("", "")), "expected the JSON header to start with '{', got an empty header"));
   CHECK(contains(error_of(file_bytes(R"({"a":)")), "JSON header byte 5: expected a JSON value, got the end"));
   CHECK(contains(error_of(file_bytes(R"({"a" 1})")), "JSON header byte 5: expected ':', got '1'"));
   CHECK(contains(error_of(file_bytes("{\"a\xC0\xAF\":1}")), "JSON header byte 3: expected UTF-8 text"));
@@ -62,9 +64,9 @@ TEST_CASE("serialize_hostile: unknown dtype, bad shapes and fields") {
                  "tensor \"a\" shape: expected a non-negative integer, got -2"));
   CHECK(contains(error_of(file_bytes(R"({"a":{"dtype":"F32","shape":[2.0],"data_offsets":[0,8]}})")),
                  "expected a non-negative integer, got 2.0"));
-  CHECK(contains(error_of(file_bytes(
-                     R"({"a":{"dtype":"F32","shape":[4294967296,4294967296,4],"data_offsets":[0,8]}})")),
-                 "expected data_offsets spanning numel * itemsize bytes"));
+  CHECK(
+      contains(error_of(file_bytes(R"({"a":{"dtype":"F32","shape":[4294967296,4294967296,4],"data_offsets":[0,8]}})")),
+               "expected data_offsets spanning numel * itemsize bytes"));
   CHECK(contains(error_of(file_bytes(R"({"a":{"dtype":"F32","shape":[99999999999999999999],"data_offsets":[0,8]}})")),
                  "expected an integer below 2^64"));
   CHECK(contains(error_of(file_bytes(R"({"a":{"dtype":"F32","shape":[2]}})")),
@@ -72,7 +74,8 @@ TEST_CASE("serialize_hostile: unknown dtype, bad shapes and fields") {
   CHECK(contains(error_of(file_bytes(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"x":1}})")),
                  "expected only dtype, shape and data_offsets, got \"x\""));
   CHECK(contains(error_of(file_bytes(R"({"a":[]})")), "expected an object {dtype, shape, data_offsets}"));
-  CHECK(contains(error_of(file_bytes(R"({"__metadata__":{"k":1}})", "")), "expected \"__metadata__\" values to be strings"));
+  CHECK(contains(error_of(file_bytes(R"({"__metadata__":{"k":1}})", "")),
+                 "expected \"__metadata__\" values to be strings"));
 }
 
 TEST_CASE("serialize_hostile: offsets out of range, overlapping, with holes or trailing bytes") {
@@ -90,9 +93,8 @@ TEST_CASE("serialize_hostile: offsets out of range, overlapping, with holes or t
 }
 
 TEST_CASE("serialize_hostile: every truncation and many byte flips of a valid file load or throw tg::Error") {
-  const std::string valid = ser::save_to_bytes({{"w", make({1, 2, 3, 4, 5, 6}, {2, 3})},
-                                                 {"b", make({1, 2}, {2}, tg::kLong)}},
-                                                {{"k", "v"}});
+  const std::string valid =
+      ser::save_to_bytes({{"w", make({1, 2, 3, 4, 5, 6}, {2, 3})}, {"b", make({1, 2}, {2}, tg::kLong)}}, {{"k", "v"}});
   int errors = 0;
   for (size_t length = 0; length < valid.size(); ++length) {
     try {
@@ -118,8 +120,9 @@ TEST_CASE("serialize_hostile: every truncation and many byte flips of a valid fi
 }
 
 TEST_CASE("serialize_hostile: the file reader checks the same way (truncated file on disk)") {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("tg_test_hostile_" + std::to_string(::getpid()) + ".safetensors")).string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("tg_test_hostile_" + std::to_string(::getpid()) + ".safetensors"))
+          .string();
   const std::string valid = ser::save_to_bytes({{"w", make({1, 2, 3, 4}, {4})}});
   {
     std::ofstream out(path, std::ios::binary);

@@ -69,8 +69,8 @@ TEST_CASE("serialize: strided, zero-dim, empty and grad-requiring tensors are sa
   Tensor scalar = make({42}, {}, tg::kInt);
   Tensor empty = tg::zeros({0, 3});
   Tensor leaf = make({1, 2}, {2}).requires_grad_();
-  const ser::SafetensorsFile loaded = ser::load_from_bytes(
-      ser::save_to_bytes({{"t", transposed}, {"s", scalar}, {"e", empty}, {"leaf", leaf * 2}}));
+  const ser::SafetensorsFile loaded =
+      ser::load_from_bytes(ser::save_to_bytes({{"t", transposed}, {"s", scalar}, {"e", empty}, {"leaf", leaf * 2}}));
   REQUIRE(loaded.tensors.size() == 4);
   CHECK(values(loaded.tensors[0].second) == Values{1, 4, 2, 5, 3, 6});
   CHECK(shape(loaded.tensors[0].second) == Ints{3, 2});
@@ -107,15 +107,23 @@ TEST_CASE("serialize: tg::save / tg::load of a tensor and of a list") {
 
 TEST_CASE("serialize: bad arguments to the writer are clear errors") {
   Tensor t = tg::zeros({2});
-  CHECK(contains(thrown<tg::ValueError>([&] { ser::save_to_bytes({{"x", t}, {"x", t}}); }),
+  CHECK(contains(thrown<tg::ValueError>([&] {
+                   ser::save_to_bytes({{"x", t}, {"x", t}});
+                 }),
                  "[save_tensors] expected unique tensor names, got \"x\" twice"));
   CHECK(contains(thrown<tg::ValueError>([&] { ser::save_to_bytes({{"", t}}); }), "expected non-empty tensor names"));
-  CHECK(contains(thrown<tg::ValueError>([&] { ser::save_to_bytes({{"__metadata__", t}}); }),
+  CHECK(contains(thrown<tg::ValueError>([&] {
+                   ser::save_to_bytes({{"__metadata__", t}});
+                 }),
                  "expected tensor names other than \"__metadata__\""));
   CHECK(contains(thrown<tg::ValueError>([&] { ser::save_to_bytes({{"bad\xFF", t}}); }), "invalid UTF-8"));
-  CHECK(contains(thrown<tg::ValueError>([&] { ser::save_to_bytes({{"u", Tensor()}}); }),
+  CHECK(contains(thrown<tg::ValueError>([&] {
+                   ser::save_to_bytes({{"u", Tensor()}});
+                 }),
                  "expected defined tensors, got an undefined one named \"u\""));
-  CHECK(contains(thrown<tg::Error>([&] { ser::save_tensors({{"x", t}}, "/nonexistent-dir/x.safetensors"); }),
+  CHECK(contains(thrown<tg::Error>([&] {
+                   ser::save_tensors({{"x", t}}, "/nonexistent-dir/x.safetensors");
+                 }),
                  "/nonexistent-dir/x.safetensors: expected a writable file"));
   CHECK(contains(thrown<tg::Error>([&] { ser::load_tensors("/nonexistent-dir/x.safetensors"); }),
                  "[load_tensors] /nonexistent-dir/x.safetensors: expected a readable file"));
