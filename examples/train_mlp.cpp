@@ -4,8 +4,9 @@
 //
 //   train_mlp [--device cpu|cuda] [--epochs N] [--batch-size N] [--seed N]
 //
-// The model is 2 -> 128 -> 128 -> 3 with ReLU, trained with cross-entropy and SGD with
-// momentum, written with tensorgen's LibTorch-style API.
+// The model is 2 -> 128 -> 128 -> 3 with ReLU (a tg::nn::Module of three Linear layers),
+// trained with cross-entropy and tg::optim::SGD with momentum on batches from a
+// tg::data DataLoader, written as a LibTorch program is.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -86,42 +87,34 @@ std::pair<Dataset, Dataset> split(const Dataset& all, double held_out, uint64_t 
   return {take(train), take(test)};
 }
 
-struct Mlp {
-  std::vector<tg::Tensor> params;  // weight, bias per layer
-  std::vector<tg::Tensor> velocity;
-
-  Mlp(std::initializer_list<int64_t> widths, tg::Device device) {
-    std::vector<int64_t> w(widths);
-    for (size_t l = 0; l + 1 < w.size(); ++l) {
-      const double scale = std::sqrt(2.0 / static_cast<double>(w[l]));  // He initialisation for ReLU
-      params.push_back((tg::randn({w[l + 1], w[l]}) * scale).to(device).requires_grad_());
-      params.push_back(tg::zeros({w[l + 1]}).to(device).requires_grad_());
-    }
-    for (const tg::Tensor& p : params) velocity.push_back(tg::zeros_like(p));
-  }
-
-  tg::Tensor forward(tg::Tensor x) const {
-    for (size_t l = 0; l < params.size(); l += 2) {
-      x = tg::linear(x, params[l], params[l + 1]);
-      if (l + 2 < params.size()) x = tg::relu(x);
-    }
-    return x;
-  }
-
-  // SGD with momentum: v = momentum * v + grad; p -= lr * v.
-  void step(double lr, double momentum) {
-    tg::NoGradGuard no_grad;
-    for (size_t i = 0; i < params.size(); ++i) {
-      velocity[i].mul_(momentum).add_(params[i].grad());
-      params[i].sub_(velocity[i], lr);
-      params[i].mutable_grad() = tg::Tensor();
+// The classifier, written as a LibTorch program writes one: a module with registered layers.
+struct MlpImpl : tg::nn::Module {
+  MlpImpl(int64_t in, int64_t hidden, int64_t classes)
+      : fc1(register_module("fc1", tg::nn::Linear(in, hidden))),
+        fc2(register_module("fc2", tg::nn::Linear(hidden, hidden))),
+        fc3(register_module("fc3", tg::nn::Linear(hidden, classes))) {
+    // He initialisation for ReLU layers, zero biases.
+    for (tg::nn::Linear* layer : {&fc1, &fc2, &fc3}) {
+      tg::nn::init::kaiming_normal_((*layer)->weight, 0, tg::kFanIn, tg::kReLU);
+      tg::nn::init::zeros_((*layer)->bias);
     }
   }
+
+  tg::Tensor forward(tg::Tensor x) {
+    x = tg::relu(fc1(x));
+    x = tg::relu(fc2(x));
+    return fc3(x);
+  }
+
+  tg::nn::Linear fc1, fc2, fc3;
 };
+TG_MODULE(Mlp);
 
-double accuracy(const Mlp& model, const Dataset& data) {
+double accuracy(Mlp& model, const Dataset& data) {
   tg::NoGradGuard no_grad;
-  const tg::Tensor predicted = model.forward(data.points).argmax(1);
+  model->eval();
+  const tg::Tensor predicted = model(data.points).argmax(1);
+  model->train();
   return predicted.eq(data.labels).sum().item<int64_t>() * 100.0 / static_cast<double>(data.labels.size(0));
 }
 
@@ -136,22 +129,22 @@ int run(const Options& options) {
   std::printf("train_mlp: %lld training and %lld held-out points, 3 classes, on %s\n", static_cast<long long>(n),
               static_cast<long long>(test.labels.size(0)), options.device.is_cuda() ? "cuda" : "cpu");
 
-  Mlp model({2, 128, 128, 3}, options.device);
-  std::mt19937_64 shuffle_rng(options.seed + 2);
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), 0);
+  Mlp model(2, 128, 3);
+  model->to(options.device);
+  // SGD with momentum (v = 0.9 v + grad; p -= 0.05 v) over shuffled batches of the training points.
+  tg::optim::SGD optimizer(model->parameters(), tg::optim::SGDOptions(0.05).momentum(0.9));
+  auto loader = tg::data::make_data_loader(
+      tg::data::datasets::TensorPairDataset(train.points, train.labels).map(tg::data::transforms::Stack<>()),
+      tg::data::DataLoaderOptions().batch_size(static_cast<size_t>(options.batch_size)).shuffle(true));
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
-    std::shuffle(order.begin(), order.end(), shuffle_rng);
-    const tg::Tensor permutation = tg::tensor(order).to(options.device);
     const auto start = std::chrono::steady_clock::now();
     double loss_sum = 0;
     int64_t batches = 0;
-    for (int64_t begin = 0; begin < n; begin += options.batch_size) {
-      const tg::Tensor index = permutation.narrow(0, begin, std::min(options.batch_size, n - begin));
-      const tg::Tensor logits = model.forward(train.points.index_select(0, index));
-      const tg::Tensor loss = tg::cross_entropy_loss(logits, train.labels.index_select(0, index));
+    for (auto& batch : *loader) {
+      optimizer.zero_grad();
+      const tg::Tensor loss = tg::nn::functional::cross_entropy(model(batch.data), batch.target);
       loss.backward();
-      model.step(/*lr=*/0.05, /*momentum=*/0.9);
+      optimizer.step();
       loss_sum += loss.item<double>();
       ++batches;
     }

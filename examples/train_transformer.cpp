@@ -9,7 +9,9 @@
 //
 // The model is decoder-only: token and learned position embeddings, pre-LayerNorm blocks of
 // causal multi-head self-attention and a GELU MLP, a final layer norm and a linear head,
-// trained with cross-entropy and AdamW (the fused `_fused_adamw_` operator).
+// trained with cross-entropy and tg::optim::AdamW (on the fused `_fused_adamw_` operator). It is written as
+// a LibTorch program is: tg::nn modules (Embedding, LayerNorm, Linear, ModuleList) in a
+// module of blocks.
 #include <algorithm>
 #include <chrono>
 #include <cerrno>
@@ -133,73 +135,42 @@ class Vocabulary {
   std::string characters_;
 };
 
-// The model's trainable tensors, in the order the layers make them.
-class Parameters {
- public:
-  explicit Parameters(tg::Device device) : device_(device) {}
-  tg::Tensor add(const tg::Tensor& initial) {
-    list_.push_back(initial.to(device_).requires_grad_());
-    return list_.back();
-  }
-  const std::vector<tg::Tensor>& list() const { return list_; }
-  int64_t count() const {
-    int64_t n = 0;
-    for (const tg::Tensor& p : list_) n += p.numel();
-    return n;
-  }
+namespace nn = tg::nn;
 
- private:
-  tg::Device device_;
-  std::vector<tg::Tensor> list_;
-};
-
-// Weights drawn from N(0, std^2), as GPT-2 initialises them (std 0.02).
-tg::Tensor normal(std::initializer_list<int64_t> sizes, double std = 0.02) { return tg::randn(sizes) * std; }
-
-struct Linear {
-  tg::Tensor weight, bias;  // [out, in], [out]
-  Linear(Parameters& parameters, int64_t in, int64_t out, double std = 0.02)
-      : weight(parameters.add(normal({out, in}, std))), bias(parameters.add(tg::zeros({out}))) {}
-  tg::Tensor operator()(const tg::Tensor& x) const { return tg::linear(x, weight, bias); }
-};
-
-struct LayerNorm {
-  tg::Tensor weight, bias;  // [width]
-  LayerNorm(Parameters& parameters, int64_t width)
-      : weight(parameters.add(tg::ones({width}))), bias(parameters.add(tg::zeros({width}))) {}
-  tg::Tensor operator()(const tg::Tensor& x) const { return tg::layer_norm(x, {weight.size(0)}, weight, bias); }
-};
+// A Linear layer initialised as GPT-2 does: weights from N(0, std^2), zero biases.
+nn::Linear gpt_linear(int64_t in, int64_t out, double std = 0.02) {
+  nn::Linear linear(in, out);
+  nn::init::normal_(linear->weight, 0, std);
+  nn::init::zeros_(linear->bias);
+  return linear;
+}
 
 struct Config {
   int64_t vocabulary, context, layers, width, heads;
 };
 
 // x + attention(norm(x)), then x + mlp(norm(x)): a pre-LayerNorm transformer block.
-struct Block {
-  int64_t heads;
-  LayerNorm attention_norm;
-  Linear qkv, attention_out;
-  LayerNorm mlp_norm;
-  Linear mlp_in, mlp_out;
-
+struct BlockImpl : nn::Module {
   // The projections that add to the residual stream start smaller, by 1 / sqrt(2 layers), so
   // that the stream's variance does not grow with depth (GPT-2).
-  Block(Parameters& parameters, const Config& config)
+  explicit BlockImpl(const Config& config)
       : heads(config.heads),
-        attention_norm(parameters, config.width),
-        qkv(parameters, config.width, 3 * config.width),
-        attention_out(parameters, config.width, config.width, 0.02 / std::sqrt(2.0 * config.layers)),
-        mlp_norm(parameters, config.width),
-        mlp_in(parameters, config.width, 4 * config.width),
-        mlp_out(parameters, 4 * config.width, config.width, 0.02 / std::sqrt(2.0 * config.layers)) {}
+        attention_norm(register_module("attention_norm", nn::LayerNorm(nn::LayerNormOptions({config.width})))),
+        qkv(register_module("qkv", gpt_linear(config.width, 3 * config.width))),
+        attention_out(register_module("attention_out", gpt_linear(config.width, config.width,
+                                                                  0.02 / std::sqrt(2.0 * config.layers)))),
+        mlp_norm(register_module("mlp_norm", nn::LayerNorm(nn::LayerNormOptions({config.width})))),
+        mlp_in(register_module("mlp_in", gpt_linear(config.width, 4 * config.width))),
+        mlp_out(register_module("mlp_out", gpt_linear(4 * config.width, config.width,
+                                                      0.02 / std::sqrt(2.0 * config.layers)))) {}
 
-  tg::Tensor operator()(tg::Tensor x) const {
+  tg::Tensor forward(tg::Tensor x) {
     x = x + attention(attention_norm(x));
-    return x + mlp_out(tg::gelu(mlp_in(mlp_norm(x))));
+    return x + mlp_out(nn::functional::gelu(mlp_in(mlp_norm(x))));
   }
 
   // Causal multi-head self-attention: [batch, time, width] -> [batch, time, width].
-  tg::Tensor attention(const tg::Tensor& x) const {
+  tg::Tensor attention(const tg::Tensor& x) {
     const int64_t batch = x.size(0), time = x.size(1), width = x.size(2);
     // [batch, time, 3 * width] -> [3, batch, heads, time, head width]
     const tg::Tensor q_k_v = qkv(x).view({batch, time, 3, heads, width / heads}).permute({2, 0, 3, 1, 4});
@@ -207,67 +178,55 @@ struct Block {
                                                           /*attn_mask=*/{}, /*dropout_p=*/0.0, /*is_causal=*/true);
     return attention_out(y.transpose(1, 2).reshape({batch, time, width}));
   }
-};
 
-class Gpt {
- public:
-  Gpt(const Config& config, tg::Device device)
-      : config_(config),
-        parameters_(device),
-        token_embedding_(parameters_.add(normal({config.vocabulary, config.width}))),
-        position_embedding_(parameters_.add(normal({config.context, config.width}))),
-        final_norm_(parameters_, config.width),
-        head_(parameters_, config.width, config.vocabulary) {
-    for (int64_t l = 0; l < config.layers; ++l) blocks_.emplace_back(parameters_, config);
+  int64_t heads;
+  nn::LayerNorm attention_norm;
+  nn::Linear qkv, attention_out;
+  nn::LayerNorm mlp_norm;
+  nn::Linear mlp_in, mlp_out;
+};
+TG_MODULE(Block);
+
+struct GptImpl : nn::Module {
+  explicit GptImpl(const Config& config_)
+      : config(config_),
+        token_embedding(register_module("token_embedding", nn::Embedding(config.vocabulary, config.width))),
+        position_embedding(register_module("position_embedding", nn::Embedding(config.context, config.width))),
+        blocks(register_module("blocks", nn::ModuleList())),
+        final_norm(register_module("final_norm", nn::LayerNorm(nn::LayerNormOptions({config.width})))),
+        head(register_module("head", gpt_linear(config.width, config.vocabulary))) {
+    nn::init::normal_(token_embedding->weight, 0, 0.02);
+    nn::init::normal_(position_embedding->weight, 0, 0.02);
+    for (int64_t l = 0; l < config.layers; ++l) blocks->push_back(Block(config));
   }
 
   // Token ids [batch, time] (time <= context) -> logits of the next token [batch, time, vocabulary].
-  tg::Tensor forward(const tg::Tensor& tokens) const {
-    tg::Tensor x = tg::embedding(token_embedding_, tokens) + position_embedding_.narrow(0, 0, tokens.size(1));
-    for (const Block& block : blocks_) x = block(x);
-    return head_(final_norm_(x));
+  tg::Tensor forward(const tg::Tensor& tokens) {
+    const tg::Tensor positions = tg::arange(tokens.size(1), tg::TensorOptions().dtype(tg::kLong).device(tokens.device()));
+    tg::Tensor x = token_embedding(tokens) + position_embedding(positions);
+    for (const auto& block : *blocks) x = block->as<Block>()->forward(x);
+    return head(final_norm(x));
   }
 
-  const Config& config() const { return config_; }
-  const Parameters& parameters() const { return parameters_; }
-  tg::Device device() const { return token_embedding_.device(); }
+  int64_t parameter_count() const {
+    int64_t n = 0;
+    for (const tg::Tensor& p : parameters()) n += p.numel();
+    return n;
+  }
+  tg::Device device() const { return token_embedding->weight.device(); }
 
- private:
-  Config config_;
-  Parameters parameters_;
-  tg::Tensor token_embedding_, position_embedding_;  // [vocabulary, width], [context, width]
-  std::vector<Block> blocks_;
-  LayerNorm final_norm_;
-  Linear head_;
+  Config config;
+  nn::Embedding token_embedding, position_embedding;  // [vocabulary, width], [context, width]
+  nn::ModuleList blocks;
+  nn::LayerNorm final_norm;
+  nn::Linear head;
 };
+TG_MODULE(Gpt);
 
-// AdamW, one `_fused_adamw_` call a step for all the parameters and their moments.
-class AdamW {
- public:
-  AdamW(std::vector<tg::Tensor> parameters, double beta1, double beta2, double weight_decay)
-      : parameters_(std::move(parameters)), beta1_(beta1), beta2_(beta2), weight_decay_(weight_decay) {
-    for (const tg::Tensor& p : parameters_) {
-      exp_avgs_.push_back(tg::zeros_like(p));
-      exp_avg_sqs_.push_back(tg::zeros_like(p));
-      steps_.push_back(tg::zeros({}, p.options()));
-    }
-  }
-
-  // Updates the parameters from their gradients, then clears the gradients.
-  void step(double lr) {
-    tg::NoGradGuard no_grad;
-    std::vector<tg::Tensor> grads;
-    for (const tg::Tensor& p : parameters_) grads.push_back(p.grad());
-    for (tg::Tensor& step : steps_) step.add_(1);  // the operator reads the step count, as PyTorch's does
-    tg::_fused_adamw_(parameters_, grads, exp_avgs_, exp_avg_sqs_, /*max_exp_avg_sqs=*/{}, steps_, lr, beta1_, beta2_,
-                      weight_decay_, /*eps=*/1e-8, /*amsgrad=*/false, /*maximize=*/false);
-    for (tg::Tensor& p : parameters_) p.mutable_grad() = tg::Tensor();
-  }
-
- private:
-  std::vector<tg::Tensor> parameters_, exp_avgs_, exp_avg_sqs_, steps_;
-  double beta1_, beta2_, weight_decay_;
-};
+// Sets every parameter group's learning rate, as a LibTorch program does for a schedule of its own.
+void set_learning_rate(tg::optim::AdamW& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) static_cast<tg::optim::AdamWOptions&>(group.options()).lr(lr);
+}
 
 // Linear warm-up over the first 10% of the steps, then cosine decay to a tenth of the peak.
 double learning_rate(int64_t step, int64_t steps, double peak) {
@@ -292,15 +251,15 @@ Batch windows(const std::vector<int64_t>& ids, const std::vector<size_t>& starts
   return {tg::tensor(inputs).view({count, time}).to(device), tg::tensor(targets).view({count, time}).to(device)};
 }
 
-tg::Tensor loss(const Gpt& model, const Batch& batch) {
-  const tg::Tensor logits = model.forward(batch.inputs);
-  return tg::cross_entropy_loss(logits.view({-1, logits.size(-1)}), batch.targets.view({-1}));
+tg::Tensor loss(Gpt& model, const Batch& batch) {
+  const tg::Tensor logits = model(batch.inputs);
+  return nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}), batch.targets.view({-1}));
 }
 
 // The mean loss over every non-overlapping window of the held-out text.
-double validation_loss(const Gpt& model, const std::vector<int64_t>& ids, int64_t batch_size) {
+double validation_loss(Gpt& model, const std::vector<int64_t>& ids, int64_t batch_size) {
   tg::NoGradGuard no_grad;
-  const auto time = static_cast<size_t>(model.config().context);
+  const auto time = static_cast<size_t>(model->config.context);
   std::vector<size_t> starts;
   for (size_t start = 0; start + time < ids.size(); start += time) starts.push_back(start);
   double sum = 0;
@@ -308,7 +267,7 @@ double validation_loss(const Gpt& model, const std::vector<int64_t>& ids, int64_
     const size_t last = std::min(starts.size(), first + static_cast<size_t>(batch_size));
     const std::vector<size_t> some(starts.begin() + static_cast<std::ptrdiff_t>(first),
                                    starts.begin() + static_cast<std::ptrdiff_t>(last));
-    const Batch batch = windows(ids, some, static_cast<int64_t>(time), model.device());
+    const Batch batch = windows(ids, some, static_cast<int64_t>(time), model->device());
     sum += loss(model, batch).item<double>() * static_cast<double>(some.size());
   }
   return sum / static_cast<double>(starts.size());
@@ -328,19 +287,19 @@ int64_t sample(const tg::Tensor& probabilities, std::mt19937_64& rng) {
 
 // `count` characters that follow `prompt`, each drawn from the model's distribution over the
 // next character (its logits divided by `temperature`) given the last `context` characters.
-std::string generate(const Gpt& model, const Vocabulary& vocabulary, const std::string& prompt, int64_t count,
+std::string generate(Gpt& model, const Vocabulary& vocabulary, const std::string& prompt, int64_t count,
                      double temperature, uint64_t seed) {
   tg::NoGradGuard no_grad;
   std::mt19937_64 rng(seed);
   std::vector<int64_t> ids = vocabulary.encode(prompt);
-  const auto context = static_cast<size_t>(model.config().context);
+  const auto context = static_cast<size_t>(model->config.context);
   std::string text;
   for (int64_t i = 0; i < count; ++i) {
     const std::vector<int64_t> window(ids.end() - static_cast<std::ptrdiff_t>(std::min(ids.size(), context)),
                                       ids.end());
     // The logits after the last character of the window: [1, time, vocabulary] -> [vocabulary].
     const tg::Tensor logits =
-        model.forward(tg::tensor(window).view({1, -1}).to(model.device())).select(0, 0).select(0, -1);
+        model(tg::tensor(window).view({1, -1}).to(model->device())).select(0, 0).select(0, -1);
     const tg::Tensor probabilities = tg::softmax(logits / temperature, 0).to(tg::kCPU).contiguous();
     ids.push_back(sample(probabilities, rng));
     text += vocabulary.character(ids.back());
@@ -375,7 +334,7 @@ struct Losses {
 
 // Trains on random windows of the training part; every tenth of the run prints the mean
 // training loss since the last report, the validation loss and the training speed.
-Losses train(const Gpt& model, AdamW& optimizer, const Corpus& corpus, const Options& options) {
+Losses train(Gpt& model, tg::optim::AdamW& optimizer, const Corpus& corpus, const Options& options) {
   std::mt19937_64 rng(options.seed);
   std::uniform_int_distribution<size_t> window_start(0, corpus.train.size() - static_cast<size_t>(options.context) - 1);
   const int64_t report_every = std::max<int64_t>(1, options.steps / 10);
@@ -386,9 +345,11 @@ Losses train(const Gpt& model, AdamW& optimizer, const Corpus& corpus, const Opt
     const auto step_start = std::chrono::steady_clock::now();
     std::vector<size_t> starts(static_cast<size_t>(options.batch_size));
     for (size_t& s : starts) s = window_start(rng);
+    optimizer.zero_grad();
     const tg::Tensor batch_loss = loss(model, windows(corpus.train, starts, options.context, options.device));
     batch_loss.backward();
-    optimizer.step(learning_rate(step, options.steps, options.lr));
+    set_learning_rate(optimizer, learning_rate(step, options.steps, options.lr));
+    optimizer.step();
     loss_sum += batch_loss.item<double>();
     ++losses;
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count();
@@ -423,16 +384,17 @@ int run(const Options& options) {
                    .context = options.context,
                    .layers = options.layers,
                    .width = options.width,
-                   .heads = options.heads},
-            options.device);
-  AdamW optimizer(model.parameters().list(), /*beta1=*/0.9, /*beta2=*/0.99, /*weight_decay=*/0.01);
+                   .heads = options.heads});
+  model->to(options.device);
+  tg::optim::AdamW optimizer(model->parameters(),
+                             tg::optim::AdamWOptions(options.lr).betas(std::make_tuple(0.9, 0.99)).weight_decay(0.01));
   std::printf("train_transformer: %s, %zu characters (%lld distinct): %zu to train on, %zu held out\n",
               options.text_path.c_str(), text.size(), static_cast<long long>(corpus.vocabulary.size()),
               corpus.train.size(), corpus.validation.size());
   std::printf("model: %lld layers of width %lld, %lld heads, context %lld: %lld parameters, on %s (%d CPU thread%s)\n",
               static_cast<long long>(options.layers), static_cast<long long>(options.width),
               static_cast<long long>(options.heads), static_cast<long long>(options.context),
-              static_cast<long long>(model.parameters().count()), options.device.is_cuda() ? "cuda" : "cpu",
+              static_cast<long long>(model->parameter_count()), options.device.is_cuda() ? "cuda" : "cpu",
               tg::get_num_threads(), tg::get_num_threads() == 1 ? "" : "s");
   std::printf("step %5d/%lld  validation loss %.4f  (uniform over the characters: %.4f)\n", 0,
               static_cast<long long>(options.steps), validation_loss(model, corpus.validation, options.batch_size),

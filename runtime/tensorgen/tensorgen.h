@@ -19,6 +19,7 @@
 #include "dispatch/library.h"
 #include "dispatch/schema_parser.h"
 #include "tensorgen/ops.h"
+#include "nn/nn.h"
 #include "serialize/safetensors.h"
 #include "optim/optim.h"
 #include "data/data.h"
