@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <optional>
 
-#include "optim/optim_arg.h"
+#include "core/arg.h"
 
 namespace tg::data {
 
@@ -15,20 +15,20 @@ struct DataLoaderOptions {
   DataLoaderOptions(size_t batch_size) : batch_size_(batch_size) {}  // NOLINT: LibTorch's implicit form
 
   // Examples per batch.
-  TG_OPTIM_ARG(size_t, batch_size) = 1;
+  TG_ARG(size_t, batch_size) = 1;
   // Threads that load batches ahead of the consumer; 0 loads on the calling thread.
-  TG_OPTIM_ARG(size_t, workers) = 0;
+  TG_ARG(size_t, workers) = 0;
   // Batches in flight at once with workers (default 2 * workers).
-  TG_OPTIM_ARG(std::optional<size_t>, max_jobs);
+  TG_ARG(std::optional<size_t>, max_jobs);
   // How long the consumer waits for a worker's batch before failing.
-  TG_OPTIM_ARG(std::optional<std::chrono::milliseconds>, timeout);
+  TG_ARG(std::optional<std::chrono::milliseconds>, timeout);
   // With workers, hand batches out in sampler order (true) or as they finish (false).
-  TG_OPTIM_ARG(bool, enforce_ordering) = true;
+  TG_ARG(bool, enforce_ordering) = true;
   // Drop the last batch of an epoch when it is smaller than batch_size.
-  TG_OPTIM_ARG(bool, drop_last) = false;
+  TG_ARG(bool, drop_last) = false;
   // Random order (true, LibTorch's default) or sequential; only for the sampler
   // make_data_loader makes itself.
-  TG_OPTIM_ARG(std::optional<bool>, shuffle);
+  TG_ARG(std::optional<bool>, shuffle);
 };
 
 }  // namespace tg::data

@@ -10,11 +10,11 @@ namespace tg::optim {
 
 struct AdagradOptions : public OptimizerOptions {
   AdagradOptions(double lr = 1e-2);  // NOLINT: LibTorch's implicit form
-  TG_OPTIM_ARG(double, lr);
-  TG_OPTIM_ARG(double, lr_decay) = 0;
-  TG_OPTIM_ARG(double, weight_decay) = 0;
-  TG_OPTIM_ARG(double, initial_accumulator_value) = 0;
-  TG_OPTIM_ARG(double, eps) = 1e-10;
+  TG_ARG(double, lr);
+  TG_ARG(double, lr_decay) = 0;
+  TG_ARG(double, weight_decay) = 0;
+  TG_ARG(double, initial_accumulator_value) = 0;
+  TG_ARG(double, eps) = 1e-10;
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdagradOptions>(*this); }
@@ -25,8 +25,8 @@ struct AdagradOptions : public OptimizerOptions {
 };
 
 struct AdagradParamState : public OptimizerParamState {
-  TG_OPTIM_ARG(int64_t, step) = 0;
-  TG_OPTIM_ARG(Tensor, sum);
+  TG_ARG(int64_t, step) = 0;
+  TG_ARG(Tensor, sum);
 
  public:
   std::unique_ptr<OptimizerParamState> clone() const override { return std::make_unique<AdagradParamState>(*this); }

@@ -11,12 +11,12 @@ namespace tg::optim {
 
 struct AdamOptions : public OptimizerOptions {
   AdamOptions(double lr = 1e-3);  // NOLINT: LibTorch's implicit form
-  TG_OPTIM_ARG(double, lr);
+  TG_ARG(double, lr);
   using Betas = std::tuple<double, double>;
-  TG_OPTIM_ARG(Betas, betas) = std::make_tuple(0.9, 0.999);
-  TG_OPTIM_ARG(double, eps) = 1e-8;
-  TG_OPTIM_ARG(double, weight_decay) = 0;
-  TG_OPTIM_ARG(bool, amsgrad) = false;
+  TG_ARG(Betas, betas) = std::make_tuple(0.9, 0.999);
+  TG_ARG(double, eps) = 1e-8;
+  TG_ARG(double, weight_decay) = 0;
+  TG_ARG(bool, amsgrad) = false;
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamOptions>(*this); }
@@ -29,10 +29,10 @@ struct AdamOptions : public OptimizerOptions {
 // step counts the steps taken; the averages are undefined before the first step
 // (max_exp_avg_sq also while amsgrad is off).
 struct AdamParamState : public OptimizerParamState {
-  TG_OPTIM_ARG(int64_t, step) = 0;
-  TG_OPTIM_ARG(Tensor, exp_avg);
-  TG_OPTIM_ARG(Tensor, exp_avg_sq);
-  TG_OPTIM_ARG(Tensor, max_exp_avg_sq);
+  TG_ARG(int64_t, step) = 0;
+  TG_ARG(Tensor, exp_avg);
+  TG_ARG(Tensor, exp_avg_sq);
+  TG_ARG(Tensor, max_exp_avg_sq);
 
  public:
   std::unique_ptr<OptimizerParamState> clone() const override { return std::make_unique<AdamParamState>(*this); }

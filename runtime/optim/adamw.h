@@ -9,12 +9,12 @@ namespace tg::optim {
 
 struct AdamWOptions : public OptimizerOptions {
   AdamWOptions(double lr = 1e-3);  // NOLINT: LibTorch's implicit form
-  TG_OPTIM_ARG(double, lr);
+  TG_ARG(double, lr);
   using Betas = std::tuple<double, double>;
-  TG_OPTIM_ARG(Betas, betas) = std::make_tuple(0.9, 0.999);
-  TG_OPTIM_ARG(double, eps) = 1e-8;
-  TG_OPTIM_ARG(double, weight_decay) = 1e-2;
-  TG_OPTIM_ARG(bool, amsgrad) = false;
+  TG_ARG(Betas, betas) = std::make_tuple(0.9, 0.999);
+  TG_ARG(double, eps) = 1e-8;
+  TG_ARG(double, weight_decay) = 1e-2;
+  TG_ARG(bool, amsgrad) = false;
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamWOptions>(*this); }

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "optim/optim_arg.h"
+#include "core/arg.h"
 
 namespace tg::optim {
 

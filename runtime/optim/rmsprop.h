@@ -10,12 +10,12 @@ namespace tg::optim {
 
 struct RMSpropOptions : public OptimizerOptions {
   RMSpropOptions(double lr = 1e-2);  // NOLINT: LibTorch's implicit form
-  TG_OPTIM_ARG(double, lr);
-  TG_OPTIM_ARG(double, alpha) = 0.99;
-  TG_OPTIM_ARG(double, eps) = 1e-8;
-  TG_OPTIM_ARG(double, weight_decay) = 0;
-  TG_OPTIM_ARG(double, momentum) = 0;
-  TG_OPTIM_ARG(bool, centered) = false;
+  TG_ARG(double, lr);
+  TG_ARG(double, alpha) = 0.99;
+  TG_ARG(double, eps) = 1e-8;
+  TG_ARG(double, weight_decay) = 0;
+  TG_ARG(double, momentum) = 0;
+  TG_ARG(bool, centered) = false;
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<RMSpropOptions>(*this); }
@@ -27,10 +27,10 @@ struct RMSpropOptions : public OptimizerOptions {
 
 // momentum_buffer is used with a momentum, grad_avg when centered.
 struct RMSpropParamState : public OptimizerParamState {
-  TG_OPTIM_ARG(int64_t, step) = 0;
-  TG_OPTIM_ARG(Tensor, square_avg);
-  TG_OPTIM_ARG(Tensor, momentum_buffer);
-  TG_OPTIM_ARG(Tensor, grad_avg);
+  TG_ARG(int64_t, step) = 0;
+  TG_ARG(Tensor, square_avg);
+  TG_ARG(Tensor, momentum_buffer);
+  TG_ARG(Tensor, grad_avg);
 
  public:
   std::unique_ptr<OptimizerParamState> clone() const override { return std::make_unique<RMSpropParamState>(*this); }

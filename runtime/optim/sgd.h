@@ -9,11 +9,11 @@ namespace tg::optim {
 
 struct SGDOptions : public OptimizerOptions {
   SGDOptions(double lr);  // NOLINT: LibTorch's implicit form, SGD(params, 0.1)
-  TG_OPTIM_ARG(double, lr);
-  TG_OPTIM_ARG(double, momentum) = 0;
-  TG_OPTIM_ARG(double, dampening) = 0;
-  TG_OPTIM_ARG(double, weight_decay) = 0;
-  TG_OPTIM_ARG(bool, nesterov) = false;
+  TG_ARG(double, lr);
+  TG_ARG(double, momentum) = 0;
+  TG_ARG(double, dampening) = 0;
+  TG_ARG(double, weight_decay) = 0;
+  TG_ARG(bool, nesterov) = false;
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<SGDOptions>(*this); }
@@ -25,7 +25,7 @@ struct SGDOptions : public OptimizerOptions {
 
 // momentum_buffer is undefined until the first step with momentum.
 struct SGDParamState : public OptimizerParamState {
-  TG_OPTIM_ARG(Tensor, momentum_buffer);
+  TG_ARG(Tensor, momentum_buffer);
 
  public:
   std::unique_ptr<OptimizerParamState> clone() const override { return std::make_unique<SGDParamState>(*this); }

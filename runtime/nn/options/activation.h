@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/scalar_type.h"
-#include "nn/arg.h"
+#include "core/arg.h"
 
 namespace tg::nn {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "core/tensor.h"
-#include "nn/arg.h"
+#include "core/arg.h"
 #include "frontend/expanding_array.h"
 
 namespace tg::nn {

@@ -1,7 +1,7 @@
 // Options of Dropout and F::dropout, in LibTorch's names and defaults.
 #pragma once
 
-#include "nn/arg.h"
+#include "core/arg.h"
 
 namespace tg::nn {
 

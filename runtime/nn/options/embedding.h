@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "core/tensor.h"
-#include "nn/arg.h"
+#include "core/arg.h"
 
 namespace tg::nn {
 

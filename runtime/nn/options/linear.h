@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "nn/arg.h"
+#include "core/arg.h"
 
 namespace tg::nn {
 

@@ -5,7 +5,7 @@
 #include <type_traits>
 
 #include "core/tensor.h"
-#include "nn/arg.h"
+#include "core/arg.h"
 #include "nn/reduction_kind.h"
 
 namespace tg::nn {

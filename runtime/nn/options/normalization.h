@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "nn/arg.h"
+#include "core/arg.h"
 
 namespace tg::nn {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "nn/arg.h"
+#include "core/arg.h"
 #include "frontend/expanding_array.h"
 
 namespace tg::nn {

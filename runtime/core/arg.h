@@ -1,5 +1,6 @@
-// TG_ARG(type, name): one field of an options class, as LibTorch's TORCH_ARG: a member
-// `name_`, a chainable setter `name(value)` returning *this, and getters `name()`.
+// TG_ARG(type, name): one field of an options class (nn modules, optimizers, data loaders),
+// as LibTorch's TORCH_ARG: a member `name_`, a chainable setter `name(value)` returning *this,
+// and getters `name()`.
 #pragma once
 
 #include <utility>
