@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build-san}
 shift || true
-tools/setup.sh
+tools/setup.sh clang libclang-rt-14-dev
 tools/setup-venv.sh > /dev/null
 if [ ! -f "$dir/build.ninja" ]; then
   # -O0 -g1: compiling is the cost of this leg on CI's two cores (the tests run quickly

@@ -13,6 +13,8 @@ packages=(
   libopenblas-dev
   gcovr
 )
+# Callers add what only their build needs (tools/configure-sanitized.sh: clang and its runtime).
+packages+=("$@")
 
 missing=()
 for p in "${packages[@]}"; do
