@@ -94,6 +94,25 @@ void adam_group_step(const std::vector<Tensor>& params, const std::vector<AdamPa
   }
 }
 
+void adam_family_step(const char* op, std::vector<OptimizerParamGroup>& groups,
+                      const std::function<AdamGroupOptions(const OptimizerOptions&)>& options_of,
+                      const std::function<OptimizerParamState&(const Tensor&)>& state_of,
+                      bool decoupled_weight_decay) {
+  NoGradGuard no_grad;
+  for (auto& group : groups) {
+    const AdamGroupOptions o = options_of(group.options());
+    check_adam_options(op, o);
+    std::vector<Tensor> params;
+    std::vector<AdamParamState*> states;
+    for (const Tensor& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      params.push_back(p);
+      states.push_back(&static_cast<AdamParamState&>(state_of(p)));
+    }
+    adam_group_step(params, states, o, decoupled_weight_decay);
+  }
+}
+
 }  // namespace detail
 
 namespace {
@@ -112,19 +131,10 @@ Adam::Adam(const std::vector<OptimizerParamGroup>& param_groups, AdamOptions def
 
 Tensor Adam::step(LossClosure closure) {
   Tensor loss = run_closure(closure);
-  NoGradGuard no_grad;
-  for (auto& group : param_groups_) {
-    const detail::AdamGroupOptions o = group_options(static_cast<const AdamOptions&>(group.options()));
-    detail::check_adam_options("Adam", o);
-    std::vector<Tensor> params;
-    std::vector<AdamParamState*> states;
-    for (const Tensor& p : group.params()) {
-      if (!p.grad().defined()) continue;
-      params.push_back(p);
-      states.push_back(&static_cast<AdamParamState&>(state_of(p)));
-    }
-    detail::adam_group_step(params, states, o, /*decoupled_weight_decay=*/false);
-  }
+  detail::adam_family_step(
+      "Adam", param_groups_,
+      [](const OptimizerOptions& options) { return group_options(static_cast<const AdamOptions&>(options)); },
+      [this](const Tensor& p) -> OptimizerParamState& { return state_of(p); }, /*decoupled_weight_decay=*/false);
   return loss;
 }
 

@@ -3,6 +3,8 @@
 // step. Invariants: lr, eps, weight_decay >= 0 and 0 <= beta1, beta2 < 1.
 #pragma once
 
+#include <functional>
+
 #include <tuple>
 
 #include "optim/optimizer.h"
@@ -62,6 +64,12 @@ void check_adam_options(const char* op, const AdamGroupOptions& o);
 // One fused step over `params` that have gradients, with their states.
 void adam_group_step(const std::vector<Tensor>& params, const std::vector<AdamParamState*>& states,
                      const AdamGroupOptions& o, bool decoupled_weight_decay);
+// One step of Adam or AdamW over every group (they differ only in where weight decay enters):
+// `options_of` reads a group's options, `state_of` finds a parameter's state.
+void adam_family_step(const char* op, std::vector<OptimizerParamGroup>& groups,
+                      const std::function<AdamGroupOptions(const OptimizerOptions&)>& options_of,
+                      const std::function<OptimizerParamState&(const Tensor&)>& state_of,
+                      bool decoupled_weight_decay);
 
 }  // namespace detail
 }  // namespace tg::optim

@@ -1,6 +1,5 @@
 #include "optim/adamw.h"
 
-#include "autograd/grad_mode.h"
 
 namespace tg::optim {
 
@@ -35,19 +34,10 @@ AdamW::AdamW(const std::vector<OptimizerParamGroup>& param_groups, AdamWOptions 
 
 Tensor AdamW::step(LossClosure closure) {
   Tensor loss = run_closure(closure);
-  NoGradGuard no_grad;
-  for (auto& group : param_groups_) {
-    const detail::AdamGroupOptions o = group_options(static_cast<const AdamWOptions&>(group.options()));
-    detail::check_adam_options("AdamW", o);
-    std::vector<Tensor> params;
-    std::vector<AdamParamState*> states;
-    for (const Tensor& p : group.params()) {
-      if (!p.grad().defined()) continue;
-      params.push_back(p);
-      states.push_back(&static_cast<AdamParamState&>(state_of(p)));
-    }
-    detail::adam_group_step(params, states, o, /*decoupled_weight_decay=*/true);
-  }
+  detail::adam_family_step(
+      "AdamW", param_groups_,
+      [](const OptimizerOptions& options) { return group_options(static_cast<const AdamWOptions&>(options)); },
+      [this](const Tensor& p) -> OptimizerParamState& { return state_of(p); }, /*decoupled_weight_decay=*/true);
   return loss;
 }
 
