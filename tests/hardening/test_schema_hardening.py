@@ -24,7 +24,8 @@ HERE = Location("f.yaml", 7)
 def entry(derivative: str = "", reference: str = "", func: str = "foo(Tensor self, Scalar alpha) -> Tensor"):
     text = f"- func: {func}\n  dispatch:\n    CPU: foo_cpu\n"
     if derivative:
-        text += f"  derivatives:\n    self: {derivative}\n"
+        # The tangent rule every entry with a backward formula needs (docs/transforms.md).
+        text += f"  derivatives:\n    self: {derivative}\n    result: auto_element_wise\n"
     if reference:
         text += f"  conformance:\n    reference: {reference}\n"
     return text
