@@ -99,9 +99,10 @@ std::vector<Tensor> random_like(const Stack& args, const std::vector<Place>& pla
 
 double dot(const Tensor& a, const Tensor& b) { return (a * b).sum().item<double>(); }
 
-}  // namespace
-
-void check_forward_ad(const OpSpec& spec) {
+// Runs `check(where, args, places, u)` on every sample in float64, with a random direction `u`
+// for each differentiable input (seeded by `direction_seed`); what it throws is a failure.
+template <class Check>
+void for_each_sample_direction(const OpSpec& spec, uint64_t direction_seed, const Check& check) {
   for (size_t i = 0; i < spec.samples.size(); ++i) {
     const Stack args = materialize(spec, spec.samples[i], kDouble, kSeed + i);
     const std::string where = context(spec, i, args);
@@ -110,65 +111,63 @@ void check_forward_ad(const OpSpec& spec) {
       fail(where + ": no differentiable floating input to check");
       continue;
     }
-    const std::vector<Tensor> u = random_like(args, places, kSeed + 100 + i);
+    const std::vector<Tensor> u = random_like(args, places, direction_seed + i);
     try {
-      const std::vector<Tensor> jvp = jvp_of(spec, args, places, u);
-      const double eps = 1e-6;
-      Stack plus = args, minus = args;
-      for (size_t k = 0; k < places.size(); ++k) {
-        set(plus, places[k], get(args, places[k]) + u[k] * eps);
-        set(minus, places[k], get(args, places[k]) - u[k] * eps);
-      }
-      const std::vector<Tensor> up = outputs_of(spec, plus), down = outputs_of(spec, minus);
-      REQUIRE(up.size() == jvp.size());
-      for (size_t r = 0; r < jvp.size(); ++r) {
-        Tensor fd = (up[r] - down[r]) / (2 * eps);
-        const std::string difference = mismatch(fd, jvp[r], {1e-5, 1e-4});
-        if (!difference.empty()) fail(where + ": output " + std::to_string(r) + ": jvp disagrees with finite differences: " + difference);
-      }
+      check(where, args, places, u);
     } catch (const std::exception& e) {
       fail(where + ": threw: " + e.what());
     }
   }
 }
 
+}  // namespace
+
+void check_forward_ad(const OpSpec& spec) {
+  for_each_sample_direction(spec, kSeed + 100, [&](const std::string& where, const Stack& args,
+                                               const std::vector<Place>& places, const std::vector<Tensor>& u) {
+    const std::vector<Tensor> jvp = jvp_of(spec, args, places, u);
+    const double eps = 1e-6;
+    Stack plus = args, minus = args;
+    for (size_t k = 0; k < places.size(); ++k) {
+      set(plus, places[k], get(args, places[k]) + u[k] * eps);
+      set(minus, places[k], get(args, places[k]) - u[k] * eps);
+    }
+    const std::vector<Tensor> up = outputs_of(spec, plus), down = outputs_of(spec, minus);
+    REQUIRE(up.size() == jvp.size());
+    for (size_t r = 0; r < jvp.size(); ++r) {
+      Tensor fd = (up[r] - down[r]) / (2 * eps);
+      const std::string difference = mismatch(fd, jvp[r], {1e-5, 1e-4});
+      if (!difference.empty()) fail(where + ": output " + std::to_string(r) + ": jvp disagrees with finite differences: " + difference);
+    }
+  });
+}
+
 void check_fwd_bwd_consistency(const OpSpec& spec) {
-  for (size_t i = 0; i < spec.samples.size(); ++i) {
-    const Stack args = materialize(spec, spec.samples[i], kDouble, kSeed + i);
-    const std::string where = context(spec, i, args);
-    const std::vector<Place> places = differentiable_places(spec, args);
-    if (places.empty()) {
-      fail(where + ": no differentiable floating input to check");
-      continue;
+  for_each_sample_direction(spec, kSeed + 200, [&](const std::string& where, const Stack& args,
+                                               const std::vector<Place>& places, const std::vector<Tensor>& u) {
+    const std::vector<Tensor> ju = jvp_of(spec, args, places, u);
+    Stack tracked = args;
+    autograd::variable_list inputs;
+    for (const Place& p : places) {
+      inputs.push_back(get(args, p).detach().requires_grad_());
+      set(tracked, p, inputs.back());
     }
-    const std::vector<Tensor> u = random_like(args, places, kSeed + 200 + i);
-    try {
-      const std::vector<Tensor> ju = jvp_of(spec, args, places, u);
-      Stack tracked = args;
-      autograd::variable_list inputs;
-      for (const Place& p : places) {
-        inputs.push_back(get(args, p).detach().requires_grad_());
-        set(tracked, p, inputs.back());
-      }
-      autograd::variable_list outputs = outputs_of(spec, tracked);
-      autograd::variable_list v;
-      double lhs = 0, rhs = 0;
-      for (size_t r = 0; r < outputs.size(); ++r) {
-        v.push_back(random_tensor(outputs[r].sizes(), kDouble, {}, kSeed + 300 + r));
-        lhs += dot(v[r], ju[r]);
-      }
-      autograd::variable_list vjp = autograd::grad(outputs, inputs, v, std::nullopt, false, true);
-      for (size_t k = 0; k < inputs.size(); ++k) {
-        if (vjp[k].defined()) rhs += dot(vjp[k], u[k]);
-      }
-      if (std::abs(lhs - rhs) > 1e-8 * (1 + std::abs(lhs) + std::abs(rhs))) {
-        fail(where + ": <v, J u> = " + std::to_string(lhs) + " but <J^T v, u> = " + std::to_string(rhs) +
-             ": the forward and backward formulas disagree");
-      }
-    } catch (const std::exception& e) {
-      fail(where + ": threw: " + e.what());
+    autograd::variable_list outputs = outputs_of(spec, tracked);
+    autograd::variable_list v;
+    double lhs = 0, rhs = 0;
+    for (size_t r = 0; r < outputs.size(); ++r) {
+      v.push_back(random_tensor(outputs[r].sizes(), kDouble, {}, kSeed + 300 + r));
+      lhs += dot(v[r], ju[r]);
     }
-  }
+    autograd::variable_list vjp = autograd::grad(outputs, inputs, v, std::nullopt, false, true);
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      if (vjp[k].defined()) rhs += dot(vjp[k], u[k]);
+    }
+    if (std::abs(lhs - rhs) > 1e-8 * (1 + std::abs(lhs) + std::abs(rhs))) {
+      fail(where + ": <v, J u> = " + std::to_string(lhs) + " but <J^T v, u> = " + std::to_string(rhs) +
+           ": the forward and backward formulas disagree");
+    }
+  });
 }
 
 void check_vmap(const OpSpec& spec) {
