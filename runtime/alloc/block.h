@@ -15,6 +15,8 @@
 
 namespace tg::alloc {
 
+struct PrivatePool;
+
 struct Block {
   Block(char* address, size_t size, StreamId stream, bool small_pool)
       : address(address), size(size), stream(stream), small_pool(small_pool) {}
@@ -23,6 +25,7 @@ struct Block {
   size_t size;
   StreamId stream;         // the stream it was allocated on; only that stream reuses it
   bool small_pool;         // which pool it returns to (fixed by its segment's size class)
+  PrivatePool* pool = nullptr;       // the private pool of its segment, or nullptr (the default pools)
   bool allocated = false;
   size_t requested_size = 0;         // what the caller asked for, while allocated
   std::vector<StreamId> stream_uses; // other streams named by record_stream, while allocated
@@ -47,11 +50,12 @@ struct BlockOrder {
 struct BlockPool {
   explicit BlockPool(bool small) : small(small) {}
 
-  // Removes and returns the best-fitting free block of `stream` with size >= nbytes, or nullptr.
-  Block* take_best_fit(StreamId stream, size_t nbytes) {
+  // Removes and returns the best-fitting free block of `stream` with nbytes <= size <= max_size,
+  // or nullptr. (max_size enforces max_split_size, see Note [max_split_size].)
+  Block* take_best_fit(StreamId stream, size_t nbytes, size_t max_size = SIZE_MAX) {
     Block key(nullptr, nbytes, stream, small);
     auto it = blocks.lower_bound(&key);
-    if (it == blocks.end() || (*it)->stream != stream) return nullptr;
+    if (it == blocks.end() || (*it)->stream != stream || (*it)->size > max_size) return nullptr;
     Block* block = *it;
     blocks.erase(it);
     return block;

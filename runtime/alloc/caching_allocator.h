@@ -12,6 +12,8 @@
 #include "alloc/allocator_options.h"
 #include "alloc/allocator_stats.h"
 #include "alloc/memory_snapshot.h"
+#include "alloc/pool_state.h"
+#include "alloc/private_pool.h"
 #include "alloc/raw_memory.h"
 
 namespace tg::alloc {
@@ -45,6 +47,24 @@ class CachingAllocator {
   void reset_peak_stats(int device);
   MemorySnapshot snapshot() const;
   int device_count() const { return static_cast<int>(devices_.size()); }
+
+  // Private pools of one device; see Note [Private pools] in device_caching_allocator.h.
+  // A new pool, with one user.
+  MempoolId create_pool(int device);
+  // Another user shares the pool (a second recording into it).
+  void retain_pool(int device, MempoolId pool);
+  // One user fewer; at none, the pool's memory goes back to the backend as it becomes free.
+  void release_pool(int device, MempoolId pool);
+  // From now until end_allocate_to_pool, allocations on `stream` come from the pool.
+  void begin_allocate_to_pool(int device, MempoolId pool, StreamId stream);
+  void end_allocate_to_pool(int device, StreamId stream);
+  PoolState checkpoint_pool(int device, MempoolId pool);
+  // See Note [Restoring a pool checkpoint]. Pointers in result.freed are no longer live
+  // allocations (free() rejects them); those in result.allocated are live again.
+  PoolRestoreResult restore_pool(const PoolState& state);
+  size_t pool_reserved_bytes(int device, MempoolId pool) const;
+  // New segments fail once they would take reserved above fraction * capacity.
+  void set_memory_fraction(int device, double fraction);
 
  private:
   DeviceCachingAllocator& device_allocator(int device, const char* op) const;

@@ -51,19 +51,25 @@ void* DeviceCachingAllocator::allocate(size_t nbytes, StreamId stream) {
 
   const size_t rounded = round_size(nbytes);
   const bool small = is_small_size(rounded);
-  BlockPool& pool = small ? small_pool_ : large_pool_;
-  Block* block = pool.take_best_fit(stream, rounded);
+  auto route = routes_.find(stream);
+  PrivatePool* private_pool = route == routes_.end() ? nullptr : route->second;
+  BlockPool& pool = private_pool != nullptr ? (small ? private_pool->small_blocks : private_pool->large_blocks)
+                                            : (small ? small_pool_ : large_pool_);
+  // See Note [max_split_size].
+  const size_t max_split = options_.max_split_size;
+  const size_t max_block = rounded < max_split ? max_split - 1 : rounded + kLargeSegment;
+  Block* block = pool.take_best_fit(stream, rounded, max_block);
   if (block == nullptr) {
     const size_t size = segment_size(rounded);
-    collect_garbage(size);
-    block = allocate_segment(size, stream, small);
+    if (private_pool == nullptr) collect_garbage(size);
+    block = allocate_segment(size, stream, small, private_pool);
     if (block == nullptr) {
       // Waiting for events may free a cached block of this stream that fits; otherwise the
       // released segments make room for a new one.
       ++stats_.oom_retries;
       release_cached_segments();
-      block = pool.take_best_fit(stream, rounded);
-      if (block == nullptr) block = allocate_segment(size, stream, small);
+      block = pool.take_best_fit(stream, rounded, max_block);
+      if (block == nullptr) block = allocate_segment(size, stream, small, private_pool);
     }
     if (block == nullptr) {
       ++stats_.ooms;
@@ -71,7 +77,7 @@ void* DeviceCachingAllocator::allocate(size_t nbytes, StreamId stream) {
     }
   }
   TG_INTERNAL_ASSERT(block->is_free() && block->size >= rounded && block->stream == stream);
-  if (should_split(small, block->size, rounded)) split(block, rounded);
+  if (block->size < max_split && should_split(small, block->size, rounded)) split(block, rounded);
 
   block->allocated = true;
   block->requested_size = nbytes;
@@ -131,6 +137,7 @@ void DeviceCachingAllocator::append_snapshot(std::vector<SegmentSnapshot>& segme
       segment.address = reinterpret_cast<uintptr_t>(address);
       segment.stream = block->stream;
       segment.small_pool = block->small_pool;
+      segment.private_pool = block->pool != nullptr ? block->pool->id.id : 0;
     }
     SegmentSnapshot& segment = segments.back();
     const BlockState state = block->allocated     ? BlockState::allocated
@@ -151,12 +158,19 @@ Block& DeviceCachingAllocator::find_allocated(void* ptr, const char* op) const {
   return *it->second;
 }
 
-Block* DeviceCachingAllocator::allocate_segment(size_t size, StreamId stream, bool small_pool) {
+Block* DeviceCachingAllocator::allocate_segment(size_t size, StreamId stream, bool small_pool, PrivatePool* pool) {
+  // See Note [Memory fraction].
+  if (memory_fraction_ < 1.0 && static_cast<double>(static_cast<size_t>(stats_.reserved_bytes.current) + size) >
+                                    memory_fraction_ * static_cast<double>(capacity_)) {
+    return nullptr;
+  }
   void* memory = backend_.raw_malloc(device_, size);
   if (memory == nullptr) return nullptr;
   char* address = static_cast<char*>(memory);
   auto [it, inserted] = blocks_.emplace(address, std::make_unique<Block>(address, size, stream, small_pool));
   TG_INTERNAL_ASSERT(inserted, "the backend returned ", memory, " twice");
+  it->second->pool = pool;
+  if (pool != nullptr) ++pool->segments;
   ++stats_.raw_mallocs;
   stats_.reserved_bytes.increase(static_cast<int64_t>(size));
   stats_.segments.increase(1);
@@ -167,6 +181,7 @@ Block* DeviceCachingAllocator::allocate_segment(size_t size, StreamId stream, bo
 void DeviceCachingAllocator::release_segment(Block* block) {
   TG_INTERNAL_ASSERT(block->is_free() && block->is_whole_segment());
   const size_t size = block->size;
+  if (block->pool != nullptr) --block->pool->segments;
   backend_.raw_free(device_, block->address);
   blocks_.erase(block->address);
   ++stats_.raw_frees;
@@ -178,6 +193,7 @@ void DeviceCachingAllocator::release_segment(Block* block) {
 // Its next neighbour cannot be free (free neighbours are merged), so nothing merges.
 void DeviceCachingAllocator::split(Block* block, size_t size) {
   auto tail = std::make_unique<Block>(block->address + size, block->size - size, block->stream, block->small_pool);
+  tail->pool = block->pool;
   tail->prev = block;
   tail->next = block->next;
   if (tail->next != nullptr) tail->next->prev = tail.get();
@@ -203,6 +219,12 @@ void DeviceCachingAllocator::free_block(Block* block) {
     absorb_next(block);
   }
   block->freed_at = ++clock_;
+  PrivatePool* private_pool = block->pool;
+  if (private_pool != nullptr && private_pool->use_count == 0 && block->is_whole_segment()) {
+    release_segment(block);  // See Note [Private pools]: nobody uses the pool any more.
+    erase_pool_if_unused(private_pool);
+    return;
+  }
   pool.blocks.insert(block);
 }
 
@@ -252,6 +274,11 @@ void DeviceCachingAllocator::synchronize_and_release_events() {
 
 void DeviceCachingAllocator::release_cached_segments() {
   synchronize_and_release_events();
+  std::vector<PrivatePool*> unused_pools;
+  for (auto& [id, pool] : private_pools_) {
+    if (pool->use_count == 0) unused_pools.push_back(pool.get());
+  }
+  for (PrivatePool* pool : unused_pools) release_free_segments(*pool);
   for (BlockPool* pool : {&small_pool_, &large_pool_}) {
     for (auto it = pool->blocks.begin(); it != pool->blocks.end();) {
       Block* block = *it;
@@ -290,12 +317,16 @@ void DeviceCachingAllocator::throw_out_of_memory(size_t nbytes, size_t segment) 
   const DeviceMemoryInfo info = backend_.memory_info(device_);
   const auto allocated = static_cast<size_t>(stats_.allocated_bytes.current);
   const auto reserved = static_cast<size_t>(stats_.reserved_bytes.current);
+  const std::string fraction =
+      memory_fraction_ < 1.0 ? " This process may reserve at most " + std::to_string(memory_fraction_) +
+                                   " of the capacity (set_memory_fraction)."
+                             : std::string();
   TG_THROW(OutOfMemoryError, "[CachingAllocator] out of memory on device ", device_, ": tried to allocate ",
            format_bytes(nbytes), " (", nbytes, " bytes, in a new segment of ", format_bytes(segment),
            "). The device has a total capacity of ", format_bytes(info.total_bytes), ", of which ",
            format_bytes(info.free_bytes), " is free. This allocator has ", format_bytes(allocated),
            " allocated and ", format_bytes(reserved), " reserved, of which ", format_bytes(reserved - allocated),
-           " is reserved but unallocated (free parts of segments that are partly in use).");
+           " is reserved but unallocated (free parts of segments that are partly in use).", fraction);
 }
 
 }  // namespace tg::alloc

@@ -17,6 +17,8 @@
 #include "alloc/allocator_stats.h"
 #include "alloc/block.h"
 #include "alloc/memory_snapshot.h"
+#include "alloc/pool_state.h"
+#include "alloc/private_pool.h"
 #include "alloc/raw_memory.h"
 
 namespace tg::alloc {
@@ -45,6 +47,28 @@ namespace tg::alloc {
 // pays for it. (PyTorch frees large-pool segments older than the average age until reserved
 // <= t * capacity; freeing the least recently used ones first has the same intent.)
 
+// Note [Private pools]
+// A private pool (MempoolId) owns its segments: begin_allocate_to_pool(pool, stream) routes
+// every allocation on `stream` to the pool until end_allocate_to_pool(stream), which is how a
+// recording's tensors get addresses no ordinary allocation can take. Freed blocks go back to
+// their pool, so a later capture into the same pool (a graph tree's next node) reuses them.
+// use_count counts the pool's users: create_pool gives 1, retain_pool adds one (a second
+// recording sharing the pool), release_pool removes one. At 0 the pool's whole free segments
+// go back to the backend at once, and each remaining one as soon as its last block is freed;
+// the pool is gone when its last segment is. The out-of-memory path and empty_cache never
+// touch a pool that still has users: its recordings depend on their addresses.
+//
+// Note [max_split_size]
+// A block of at least max_split_size is never split, and a request below max_split_size
+// never takes one; a request of at least max_split_size takes a cached block only if it
+// wastes less than kLargeSegment (20 MiB) of it (as in PyTorch). This keeps huge cached
+// blocks whole for huge requests instead of fragmenting them.
+//
+// Note [Memory fraction]
+// With set_memory_fraction(f), a new segment is refused when it would take reserved bytes
+// above f * capacity; the refusal takes the same path as a full device (free the cache, retry,
+// then OutOfMemoryError), so one process can be kept to a share of a device.
+
 class DeviceCachingAllocator {
  public:
   DeviceCachingAllocator(RawMemoryBackend& backend, int device, CachingAllocatorOptions options);
@@ -65,11 +89,33 @@ class DeviceCachingAllocator {
   void reset_peak_stats();
   void append_snapshot(std::vector<SegmentSnapshot>& segments) const;
 
+  // Private pools: see Note [Private pools]. Each throws tg::Error for an unknown pool.
+  MempoolId create_pool();
+  void retain_pool(MempoolId pool);
+  void release_pool(MempoolId pool);
+  void begin_allocate_to_pool(MempoolId pool, StreamId stream);
+  void end_allocate_to_pool(StreamId stream);
+  // The pool's segments and blocks now (outstanding events are waited for first).
+  PoolState checkpoint_pool(MempoolId pool);
+  // Puts the pool's block map back to `state`; segments taken since are left whole and free.
+  // Throws tg::Error (changing nothing) when a segment of the state is no longer the pool's.
+  PoolRestoreResult restore_pool(const PoolState& state);
+  // Bytes of segments the pool holds (0 for a pool that is gone).
+  size_t pool_reserved_bytes(MempoolId pool) const;
+  // See Note [Memory fraction]. Throws ValueError unless 0 < fraction <= 1.
+  void set_memory_fraction(double fraction);
+
  private:
   // Every method below: Precondition: mutex_ held.
-  BlockPool& pool_of(const Block& block) { return block.small_pool ? small_pool_ : large_pool_; }
+  BlockPool& pool_of(const Block& block) {
+    if (block.pool != nullptr) return block.small_pool ? block.pool->small_blocks : block.pool->large_blocks;
+    return block.small_pool ? small_pool_ : large_pool_;
+  }
+  PrivatePool& find_pool(MempoolId pool, const char* op) const;
+  void release_free_segments(PrivatePool& pool);
+  void erase_pool_if_unused(PrivatePool* pool);
   Block& find_allocated(void* ptr, const char* op) const;
-  Block* allocate_segment(size_t size, StreamId stream, bool small_pool);
+  Block* allocate_segment(size_t size, StreamId stream, bool small_pool, PrivatePool* pool);
   void release_segment(Block* block);
   void split(Block* block, size_t size);
   void free_block(Block* block);
@@ -97,6 +143,10 @@ class DeviceCachingAllocator {
   std::map<StreamId, std::deque<std::pair<Event, Block*>>> pending_events_;
   AllocatorStats stats_;
   uint64_t clock_ = 0;  // counts blocks becoming free; orders segments for GC
+  std::map<MempoolId, std::unique_ptr<PrivatePool>> private_pools_;
+  std::map<StreamId, PrivatePool*> routes_;  // streams capturing into a private pool
+  uint64_t next_pool_id_ = 1;
+  double memory_fraction_ = 1.0;
 };
 
 }  // namespace tg::alloc

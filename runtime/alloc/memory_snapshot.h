@@ -33,6 +33,7 @@ struct SegmentSnapshot {
   size_t size = 0;
   StreamId stream = 0;
   bool small_pool = false;
+  uint64_t private_pool = 0;   // the MempoolId of its private pool, 0 for the default pools
   size_t allocated_bytes = 0;  // sum of its allocated blocks
   size_t active_bytes = 0;     // allocated + pending_free blocks
   std::vector<BlockSnapshot> blocks;

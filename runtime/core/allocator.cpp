@@ -3,7 +3,9 @@
 #include <array>
 #include <atomic>
 #include <cstdlib>
+#include <utility>
 
+#include "core/allocator_override.h"
 #include "core/error.h"
 #include "core/small_block_cache.h"
 
@@ -24,6 +26,8 @@ class CpuAllocator final : public Allocator {
   }
 };
 
+thread_local std::array<Allocator*, kNumDeviceTypes> tls_overrides{};
+
 std::array<std::atomic<Allocator*>, kNumDeviceTypes>& allocator_registry() {
   static std::array<std::atomic<Allocator*>, kNumDeviceTypes> registry{};
   return registry;
@@ -36,7 +40,12 @@ Allocator* cpu_allocator() {
   return &allocator;
 }
 
+Allocator* set_thread_allocator_override(DeviceType type, Allocator* allocator) noexcept {
+  return std::exchange(tls_overrides[static_cast<int>(type)], allocator);
+}
+
 Allocator* get_allocator(DeviceType type) {
+  if (Allocator* override_allocator = tls_overrides[static_cast<int>(type)]) return override_allocator;
   Allocator* allocator = allocator_registry()[static_cast<int>(type)].load(std::memory_order_acquire);
   if (allocator == nullptr && type == DeviceType::CPU) return cpu_allocator();
   TG_CHECK_NOT_IMPLEMENTED(allocator != nullptr, "[get_allocator] no allocator for device type ", type,

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <unordered_map>
+#include <utility>
 
 #include "core/data_read_hook.h"
 #include "core/error.h"
@@ -62,6 +63,7 @@ int find_alias(const TracingState& state, const Tensor& t) {
 }
 
 thread_local TracingState* tls_state = nullptr;
+thread_local CallInterceptor tls_interceptor = nullptr;  // See Note [Call interceptor].
 
 [[noreturn]] void forbid_data_read(std::string_view what) {
   TG_CHECK(false, "[jit::trace] the traced function reads tensor data (", what,
@@ -109,6 +111,10 @@ void tracer_fallback(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) 
   TracingState* state = tls_state;
   const DispatchKeySet below = ks & DispatchKeySet::below(DispatchKey::Tracer);
   if (state == nullptr || only_decomposes(op)) {
+    if (state == nullptr && tls_interceptor != nullptr && !only_decomposes(op)) {
+      tls_interceptor(op, below, stack);
+      return;
+    }
     op.redispatchBoxed(below, stack);
     return;
   }
@@ -189,6 +195,10 @@ class TracingScope {
 }  // namespace
 
 bool is_tracing() { return tls_state != nullptr; }
+
+CallInterceptor set_call_interceptor(CallInterceptor interceptor) noexcept {
+  return std::exchange(tls_interceptor, interceptor);
+}
 
 Graph trace(const TracedFunction& fn, const std::vector<Tensor>& example_inputs,
             const std::vector<std::string>& input_names) {

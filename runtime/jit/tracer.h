@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "dispatch/dispatcher.h"
 #include "jit/graph.h"
 
 namespace tg::jit {
@@ -26,5 +27,15 @@ Graph trace(const TracedFunction& fn, const std::vector<Tensor>& example_inputs,
 
 // Whether this thread is tracing now.
 bool is_tracing();
+
+// Note [Call interceptor]
+// A layer above the jit (runtime/graphs records and checks calls with it) can see every call
+// that reaches the Tracer key on this thread while no trace runs: it includes the Tracer key in
+// the thread's key set (IncludeDispatchKeyGuard) and sets an interceptor. The interceptor gets
+// each call that is not a pure decomposition, with the key set below Tracer, and must run it
+// (op.redispatchBoxed(below, stack)) or throw. Thread-local, like tracing itself.
+using CallInterceptor = void (*)(const OperatorHandle& op, DispatchKeySet below, Stack* stack);
+// Sets this thread's interceptor (nullptr for none) and returns the previous one.
+CallInterceptor set_call_interceptor(CallInterceptor interceptor) noexcept;
 
 }  // namespace tg::jit

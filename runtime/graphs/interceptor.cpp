@@ -1,0 +1,243 @@
+#include "graphs/interceptor.h"
+
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "core/data_read_hook.h"
+#include "core/error.h"
+#include "core/intrusive_ptr.h"
+#include "core/tensor_impl.h"
+#include "dispatch/local_dispatch_key_set.h"
+#include "jit/static/out_variant.h"
+#include "jit/tracer.h"
+
+namespace tg::graphs::detail {
+
+namespace {
+
+struct CaptureState {
+  Recording* recording = nullptr;
+  // Data pointers of pool storages seen so far -> their non-owning stand-ins (aliases share
+  // one). Keyed by address, not storage object: a freed storage's object may be reused.
+  std::unordered_map<const void*, Storage> unowned;
+  // Data pointers of the storages that recorded calls produced (replay rewrites them).
+  std::unordered_set<const void*> produced;
+};
+
+struct ThreadState {
+  int activations = 0;
+  jit::CallInterceptor previous_interceptor = nullptr;
+  CaptureState* capture = nullptr;
+  DataReadHook previous_read_hook = nullptr;
+  // See Note [Liveness of replayed outputs] (tree.h). Holding the storage keeps its address
+  // from being reused by another storage while the entry exists.
+  std::unordered_map<const StorageImpl*, std::pair<Storage, std::string>> overwritten;
+};
+
+thread_local ThreadState tls;
+
+// Note [What a recording holds]
+// A pool tensor that a recorded call produced is held through a non-owning alias, so that its
+// block is reused once the captured code drops it (replay recomputes it in order). A pool
+// tensor nothing recorded produced (a C++ number wrapped as a tensor, data written by host
+// code) is held as it is: its block stays allocated and its contents stay, as a constant.
+Tensor unowned_alias(CaptureState& capture, const Tensor& t) {
+  if (!t.defined() || !t.storage() || !is_pool_memory(t.storage()->data_ptr())) return t;
+  const StorageImpl& s = *t.storage();
+  if (t.unsafeGetTensorImpl()->is_wrapped_number() || !capture.produced.contains(s.data())) return t;
+  Storage& alias = capture.unowned[s.data()];
+  if (!alias || alias->nbytes() != s.nbytes()) {
+    alias = make_intrusive<StorageImpl>(DataPtr(s.data(), nullptr, nullptr, s.device()), s.nbytes(), nullptr);
+  }
+  auto& it = alias;
+  auto impl = make_intrusive<TensorImpl>(it, t.scalar_type(), t.sizes());
+  impl->set_sizes_and_strides(t.sizes(), t.strides());
+  impl->set_storage_offset(t.storage_offset());
+  impl->set_wrapped_number(t.unsafeGetTensorImpl()->is_wrapped_number());
+  return Tensor(std::move(impl));
+}
+
+IValue unowned_value(CaptureState& capture, const IValue& v) {
+  if (v.isTensor()) return IValue(unowned_alias(capture, v.toTensor()));
+  if (v.isTensorList()) {
+    std::vector<Tensor> list;
+    for (const Tensor& t : v.toTensorList()) list.push_back(unowned_alias(capture, t));
+    return IValue(std::move(list));
+  }
+  return v;
+}
+
+void check_value(const OperatorHandle& op, const IValue& v) {
+  auto check = [&](const Tensor& t) {
+    if (!t.defined() || !t.storage()) return;
+    auto it = tls.overwritten.find(t.storage().get());
+    if (it != tls.overwritten.end()) {
+      TG_CHECK(false, "[", op.operator_name().str(), "] ", it->second.second);
+    }
+  };
+  if (v.isTensor()) check(v.toTensor());
+  if (v.isTensorList()) {
+    for (const Tensor& t : v.toTensorList()) check(t);
+  }
+}
+
+Device device_of(const Stack& arguments, const Stack& results) {
+  for (const Stack* stack : {&arguments, &results}) {
+    for (const IValue& v : *stack) {
+      if (v.isTensor() && v.toTensor().defined()) return v.toTensor().device();
+      if (v.isTensorList() && !v.toTensorList().empty()) return v.toTensorList()[0].device();
+    }
+  }
+  return Device(DeviceType::CPU);
+}
+
+DispatchKeySet backend_keys(const OperatorHandle& op, Device device) {
+  const DispatchKey backend = device.is_cuda() ? DispatchKey::CUDA : DispatchKey::CPU;
+  return DispatchKeySet{backend, DispatchKey::BackendSelect} & op.entry().dispatch_mask();
+}
+
+// See Note [CPU recording].
+void record(CaptureState& capture, const OperatorHandle& op, Stack arguments, const Stack& results) {
+  const FunctionSchema& schema = op.schema();
+  const std::string name = op.operator_name().str();
+  bool writes = false;
+  for (const Argument& arg : schema.arguments) writes = writes || (arg.type.alias && arg.type.alias->is_write);
+  bool aliases = false;
+  for (const Argument& ret : schema.returns) {
+    aliases = aliases || ret.type.alias.has_value();
+    TG_CHECK(ret.type.base == BaseType::Tensor, "[graphs::capture] ", name, " returns '", ret.type.str(),
+             "': a recorded graph cannot hold an operator with a non-tensor result (its value depends on "
+             "data); move it out of the captured region");
+  }
+  for (const IValue& r : results) {
+    if (r.isTensor() && r.toTensor().defined() && r.toTensor().storage()) {
+      capture.produced.insert(r.toTensor().storage()->data());
+    }
+  }
+  const Device device = device_of(arguments, results);
+  RecordedCall call{op, nullptr, backend_keys(op, device), {}, {}};
+  if (writes) {
+    call.kernel = &op.entry().lookup(call.ks);
+    for (const IValue& v : arguments) call.arguments.push_back(unowned_value(capture, v));
+    capture.recording->add(std::move(call));
+    return;
+  }
+  if (aliases) return;  // a view: its geometry over fixed memory needs no replay
+  bool outputs_plain = true;
+  for (const IValue& r : results) {
+    outputs_plain = outputs_plain && r.isTensor() && r.toTensor().defined() && r.toTensor().is_contiguous();
+  }
+  if (auto out = jit::find_out_variant(op); out && outputs_plain) {
+    call.op = out->op;
+    call.ks = backend_keys(out->op, device);
+    call.kernel = &out->op.entry().lookup(call.ks);
+    for (int source : out->argument_sources) {
+      const IValue& v = source >= 0 ? arguments[static_cast<size_t>(source)]
+                                    : results[static_cast<size_t>(-source - 1)];
+      call.arguments.push_back(unowned_value(capture, v));
+    }
+  } else {
+    TG_CHECK(!schema.returns.empty() && results.size() == schema.returns.size(), "[graphs::capture] ", name,
+             " has no result to replay into");
+    call.kernel = &op.entry().lookup(call.ks);
+    for (const IValue& v : arguments) call.arguments.push_back(unowned_value(capture, v));
+    for (const IValue& r : results) {
+      TG_CHECK(r.isTensor(), "[graphs::capture] ", name,
+               " returns a list of new tensors and has no out= variant: it cannot be recorded yet");
+      call.copy_into.push_back(unowned_alias(capture, r.toTensor()));
+    }
+  }
+  capture.recording->add(std::move(call));
+}
+
+void intercept(const OperatorHandle& op, DispatchKeySet below, Stack* stack) {
+  const size_t num_args = op.schema().arguments.size();
+  TG_INTERNAL_ASSERT(stack->size() >= num_args);
+  const size_t base = stack->size() - num_args;
+  if (!tls.overwritten.empty()) {
+    for (size_t i = base; i < stack->size(); ++i) check_value(op, (*stack)[i]);
+  }
+  CaptureState* capture = tls.capture;
+  Stack arguments;
+  if (capture != nullptr) arguments.assign(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
+  {
+    ExcludeDispatchKeyGuard no_interception(DispatchKey::Tracer);
+    // Kernels may read data (a recorded operator's own reads happen again at replay).
+    DataReadHook previous = set_data_read_hook(nullptr);
+    try {
+      op.redispatchBoxed(below, stack);
+    } catch (...) {
+      set_data_read_hook(previous);
+      throw;
+    }
+    set_data_read_hook(previous);
+  }
+  if (capture != nullptr) {
+    const size_t num_returns = op.schema().returns.size();
+    Stack results(stack->end() - static_cast<std::ptrdiff_t>(num_returns), stack->end());
+    record(*capture, op, std::move(arguments), results);
+  }
+}
+
+}  // namespace
+
+InterceptorActivation::InterceptorActivation() {
+  if (tls.activations++ == 0) {
+    tls.previous_interceptor = jit::set_call_interceptor(&intercept);
+    LocalDispatchKeySet& keys = local_dispatch_key_set();
+    keys.included = keys.included.add(DispatchKey::Tracer);
+  }
+}
+
+InterceptorActivation::~InterceptorActivation() {
+  if (--tls.activations == 0) {
+    LocalDispatchKeySet& keys = local_dispatch_key_set();
+    keys.included = keys.included.remove(DispatchKey::Tracer);
+    jit::set_call_interceptor(tls.previous_interceptor);
+  }
+}
+
+namespace {
+
+[[noreturn]] void forbid_data_read(std::string_view what) {
+  TG_CHECK(false, "[graphs::capture] the captured code reads tensor data (", what,
+           "): a recorded graph cannot depend on values, and a replay would not read them again. Move the "
+           "read out of the captured region");
+  __builtin_unreachable();
+}
+
+CaptureState* begin_capture(Recording& recording) {
+  TG_CHECK(tls.capture == nullptr, "[graphs::capture_begin] this thread is already capturing; end that "
+           "capture (capture_end) before starting another");
+  TG_CHECK(!jit::is_tracing(), "[graphs::capture_begin] cannot capture inside jit::trace");
+  tls.capture = new CaptureState{&recording, {}, {}};
+  tls.previous_read_hook = set_data_read_hook(&forbid_data_read);
+  return tls.capture;
+}
+
+}  // namespace
+
+CaptureScope::CaptureScope(Recording& recording, const MemPool& pool)
+    : activation_(), allocate_((begin_capture(recording), pool)) {}
+
+CaptureScope::~CaptureScope() {
+  set_data_read_hook(tls.previous_read_hook);
+  delete tls.capture;
+  tls.capture = nullptr;
+}
+
+bool is_capturing() { return tls.capture != nullptr; }
+
+void mark_overwritten(const Storage& storage, std::string message) {
+  if (!storage) return;
+  tls.overwritten[storage.get()] = {storage, std::move(message)};
+}
+
+void check_not_overwritten(const Tensor& t, const char* what) {
+  if (!t.defined() || !t.storage()) return;
+  auto it = tls.overwritten.find(t.storage().get());
+  TG_CHECK(it == tls.overwritten.end(), "[", what, "] ", it->second.second);
+}
+
+}  // namespace tg::graphs::detail
