@@ -4,6 +4,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "core/allocator_override.h"
 #include "core/data_read_hook.h"
 #include "core/error.h"
 #include "core/intrusive_ptr.h"
@@ -11,6 +12,8 @@
 #include "dispatch/local_dispatch_key_set.h"
 #include "jit/static/out_variant.h"
 #include "jit/tracer.h"
+
+#include <tensorgen/tensorgen.h>
 
 namespace tg::graphs::detail {
 
@@ -23,6 +26,8 @@ struct CaptureState {
   std::unordered_map<const void*, Storage> unowned;
   // Data pointers of the storages that recorded calls produced (replay rewrites them).
   std::unordered_set<const void*> produced;
+  // Data pointers the pool handed out during this capture.
+  std::unordered_set<const void*> allocated;
 };
 
 struct ThreadState {
@@ -37,15 +42,36 @@ struct ThreadState {
 
 thread_local ThreadState tls;
 
+// A copy of t outside the pool, made without recording it.
+Tensor constant_copy(const Tensor& t) {
+  ExcludeDispatchKeyGuard no_interception(DispatchKey::Tracer);
+  Allocator* previous = set_thread_allocator_override(DeviceType::CPU, nullptr);
+  Tensor copy;
+  try {
+    copy = t.clone();
+  } catch (...) {
+    set_thread_allocator_override(DeviceType::CPU, previous);
+    throw;
+  }
+  set_thread_allocator_override(DeviceType::CPU, previous);
+  copy.unsafeGetTensorImpl()->set_wrapped_number(t.unsafeGetTensorImpl()->is_wrapped_number());
+  return copy;
+}
+
 // Note [What a recording holds]
 // A pool tensor that a recorded call produced is held through a non-owning alias, so that its
 // block is reused once the captured code drops it (replay recomputes it in order). A pool
 // tensor nothing recorded produced (a C++ number wrapped as a tensor, data written by host
-// code) is held as it is: its block stays allocated and its contents stay, as a constant.
+// code during the capture) is a constant: it is copied out of the pool when recorded, because
+// its block may be one that an earlier call of the replay rewrites. A pool tensor that existed
+// before the capture (another graph's output in a shared pool) is read in place.
 Tensor unowned_alias(CaptureState& capture, const Tensor& t) {
   if (!t.defined() || !t.storage() || !is_pool_memory(t.storage()->data_ptr())) return t;
   const StorageImpl& s = *t.storage();
-  if (t.unsafeGetTensorImpl()->is_wrapped_number() || !capture.produced.contains(s.data())) return t;
+  if (!capture.produced.contains(s.data())) {
+    // Made before the capture (read in place), or during it by no recorded call (a constant).
+    return capture.allocated.contains(s.data()) ? constant_copy(t) : t;
+  }
   Storage& alias = capture.unowned[s.data()];
   if (!alias || alias->nbytes() != s.nbytes()) {
     alias = make_intrusive<StorageImpl>(DataPtr(s.data(), nullptr, nullptr, s.device()), s.nbytes(), nullptr);
@@ -211,7 +237,7 @@ CaptureState* begin_capture(Recording& recording) {
   TG_CHECK(tls.capture == nullptr, "[graphs::capture_begin] this thread is already capturing; end that "
            "capture (capture_end) before starting another");
   TG_CHECK(!jit::is_tracing(), "[graphs::capture_begin] cannot capture inside jit::trace");
-  tls.capture = new CaptureState{&recording, {}, {}};
+  tls.capture = new CaptureState{&recording, {}, {}, {}};
   tls.previous_read_hook = set_data_read_hook(&forbid_data_read);
   return tls.capture;
 }
@@ -228,6 +254,12 @@ CaptureScope::~CaptureScope() {
 }
 
 bool is_capturing() { return tls.capture != nullptr; }
+
+void note_capture_allocation(const void* ptr) {
+  if (tls.capture == nullptr) return;
+  tls.capture->allocated.insert(ptr);
+  tls.capture->produced.erase(ptr);  // a new occupant, not produced by a recorded call (yet)
+}
 
 void mark_overwritten(const Storage& storage, std::string message) {
   if (!storage) return;

@@ -37,6 +37,8 @@ class CaptureScope {
 };
 
 bool is_capturing();
+// Called by the pool allocator for each block it hands out on this thread.
+void note_capture_allocation(const void* ptr);
 
 // From now on, an operator call with a tensor on `storage` throws tg::Error with `message`.
 void mark_overwritten(const Storage& storage, std::string message);

@@ -6,6 +6,7 @@
 #include "core/allocator_override.h"
 #include "core/error.h"
 #include "graphs/host_memory_backend.h"
+#include "graphs/interceptor.h"
 
 namespace tg::graphs {
 
@@ -45,6 +46,7 @@ class PoolAllocator final : public Allocator {
   DataPtr allocate(size_t nbytes) override {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, Device(DeviceType::CPU));
     void* ptr = cpu_graph_allocator().allocate(0, nbytes, stream_);
+    detail::note_capture_allocation(ptr);
     return DataPtr(ptr, ptr, &free_pool_memory, Device(DeviceType::CPU));
   }
 
