@@ -1,5 +1,6 @@
 #include "graphs/interceptor.h"
 
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -261,9 +262,24 @@ void note_capture_allocation(const void* ptr) {
   tls.capture->produced.erase(ptr);  // a new occupant, not produced by a recorded call (yet)
 }
 
+void note_produced(const Tensor& t) {
+  if (tls.capture != nullptr && t.defined() && t.storage()) tls.capture->produced.insert(t.storage()->data());
+}
+
+static void check_read(const TensorBase& t, std::string_view what) {
+  if (!t.defined() || !t.storage()) return;
+  auto it = tls.overwritten.find(t.storage().get());
+  TG_CHECK(it == tls.overwritten.end(), "[", what, "] ", it->second.second);
+}
+
 void mark_overwritten(const Storage& storage, std::string message) {
+  // Keeps the checks on for as long as a marked storage is referenced by anyone but us.
+  thread_local std::optional<InterceptorActivation> checking;
   if (!storage) return;
+  if (!checking) set_tensor_read_hook(&check_read);
+  std::erase_if(tls.overwritten, [](const auto& entry) { return entry.second.first->use_count() == 1; });
   tls.overwritten[storage.get()] = {storage, std::move(message)};
+  if (!checking) checking.emplace();
 }
 
 void check_not_overwritten(const Tensor& t, const char* what) {

@@ -37,6 +37,8 @@ class CaptureScope {
 };
 
 bool is_capturing();
+// The capture treats t as made by a recorded call (an input slot, refilled before replays).
+void note_produced(const Tensor& t);
 // Called by the pool allocator for each block it hands out on this thread.
 void note_capture_allocation(const void* ptr);
 

@@ -117,8 +117,8 @@ std::string type_string(const Tensor& t) {
 }
 
 std::ostream& operator<<(std::ostream& out, const Tensor& tensor) {
-  notify_data_read("printing a tensor");
   if (!tensor.defined()) return out << "[ Tensor (undefined) ]";
+  notify_data_read("printing a tensor", tensor);
   Tensor t = tensor.is_cpu() ? tensor.contiguous() : tensor.to(TensorOptions().device(kCPU)).contiguous();
   std::vector<double> values(static_cast<size_t>(t.numel()));
   const char* data = static_cast<const char*>(t.data_ptr());

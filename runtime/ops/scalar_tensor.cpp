@@ -38,7 +38,7 @@ Tensor scalar_tensor(const Scalar& s, ScalarType dtype, Device device) {
 }
 
 Scalar TensorBase::item() const {
-  notify_data_read("item()");
+  notify_data_read("item()", *this);
   TG_CHECK_VALUE(numel() == 1, "[item] a Tensor with ", numel(), " elements cannot be converted to Scalar");
   Tensor t(*this);
   if (!t.is_cpu()) t = t.to(TensorOptions().device(kCPU));
