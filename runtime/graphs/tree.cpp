@@ -221,7 +221,7 @@ struct Tree::Impl {
     node->key = key;
     node->parent = current;
     node->serial = next_serial++;
-    invalidate_off_path(current, nullptr, "recording " + describe(*node));
+    invalidate_off_path(current, nullptr, describe(*node) + " (being recorded)");
     // Everything off the new node's path is free again. See Note [Graph trees].
     cpu_graph_allocator().restore_pool(current != nullptr ? current->state_after : empty_state());
     std::vector<Tensor> outputs;
