@@ -29,7 +29,7 @@ class GraphedBackward final : public autograd::Node {
  public:
   explicit GraphedBackward(std::shared_ptr<GraphedState> state) : state_(std::move(state)) {}
   std::string name() const override { return "GraphedBackward"; }
-  variable_list apply(variable_list&& grads) override {
+  autograd::variable_list apply(autograd::variable_list&& grads) override {
     for (size_t i = 0; i < state_->static_grad_outputs.size(); ++i) {
       if (i < grads.size() && grads[i].defined()) {
         state_->static_grad_outputs[i].copy_(grads[i]);
@@ -38,7 +38,7 @@ class GraphedBackward final : public autograd::Node {
       }
     }
     state_->backward.replay();
-    variable_list result;
+    autograd::variable_list result;
     // Copies: the engine may keep a gradient as .grad, and the next replay rewrites the static one.
     for (const Tensor& g : state_->static_grad_inputs) result.push_back(g.defined() ? g.clone() : g);
     return result;
