@@ -143,6 +143,8 @@ void record(CaptureState& capture, const OperatorHandle& op, Stack arguments, co
     }
   }
   const Device device = device_of(arguments, results);
+  TG_CHECK(device.is_cpu(), "[graphs::capture] ", name, " runs on ", device,
+           ": this build records CPU work only (CUDA graph capture is not implemented yet)");
   RecordedCall call{op, nullptr, backend_keys(op, device), {}, {}};
   if (writes) {
     call.kernel = &op.entry().lookup(call.ks);
@@ -245,8 +247,10 @@ CaptureState* begin_capture(Recording& recording) {
 
 }  // namespace
 
-CaptureScope::CaptureScope(Recording& recording, const MemPool& pool)
-    : activation_(), allocate_((begin_capture(recording), pool)) {}
+// begin_capture runs last, so that members already made are undone if it throws.
+CaptureScope::CaptureScope(Recording& recording, const MemPool& pool) : activation_(), allocate_(pool) {
+  begin_capture(recording);
+}
 
 CaptureScope::~CaptureScope() {
   set_data_read_hook(tls.previous_read_hook);

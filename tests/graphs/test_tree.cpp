@@ -3,6 +3,8 @@
 // (directly, through .detach() and through views), and the re-record bound with LRU eviction.
 #include <doctest/doctest.h>
 
+#include <sstream>
+
 #include <tensorgen/tensorgen.h>
 
 #include "graphs/graph.h"
@@ -127,6 +129,11 @@ TEST_CASE("tree: an output overwritten by a later replay refuses every access") 
     CHECK(contains(thrown<tg::Error>([&] { (void)t->detach().sum(); }), "overwritten"));
     CHECK(contains(thrown<tg::Error>([&] { (void)t->view({-1}); }), "overwritten"));
     CHECK(contains(thrown<tg::Error>([&] { (void)t->item<float>(); }), "overwritten"));
+    CHECK(contains(thrown<tg::Error>([&] {
+                     std::ostringstream out;
+                     out << *t;
+                   }),
+                   "[printing a tensor] this tensor is an output of recording #1"));
     CHECK(contains(thrown<tg::Error>([&] { f({*t, w1, w2}); }), "overwritten"));
   }
   CHECK(kept.sum().item<float>() == kept.sum().item<float>());  // a clone stays readable
