@@ -7,8 +7,7 @@
 #include <tensorgen/tensorgen.h>
 
 #include "bench_util.h"
-#include "graphs/graph.h"
-#include "graphs/tree.h"
+#include "graphs/graphs.h"
 
 namespace {
 
