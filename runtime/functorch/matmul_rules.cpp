@@ -60,12 +60,9 @@ void batch_rule_bmm(const OperatorHandle& op, DispatchKeySet, Stack* stack) {
   stack->push_back(make_batched(batched_bmm(f, a, b), 0, f.level));
 }
 
-void batch_rule_addmm(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) {
+void batch_rule_addmm(const OperatorHandle& op, DispatchKeySet, Stack* stack) {
   BatchFrame f(op, stack);
-  if (f.is_inplace()) {
-    for (IValue& v : f.args) stack->push_back(std::move(v));
-    return batch_fallback(op, ks, stack);
-  }
+  if (f.is_inplace()) f.check_inplace_self();
   const Tensor &self = f.args[0].toTensor(), &a = f.args[1].toTensor(), &b = f.args[2].toTensor();
   check_matrix(f, a, 2);
   check_matrix(f, b, 2);
@@ -75,6 +72,11 @@ void batch_rule_addmm(const OperatorHandle& op, DispatchKeySet ks, Stack* stack)
   Tensor bias = physical_at(self, f.level) ? *physical_at(self, f.level) : self.unsqueeze(0);
   while (bias.dim() < 3) bias = bias.unsqueeze(1);
   Tensor out = tg::add(bias.mul(beta), product, alpha);
+  if (f.is_inplace()) {
+    bias.copy_(out);  // addmm_: self is batched here, so bias is its physical tensor
+    stack->push_back(f.args[0]);
+    return;
+  }
   stack->push_back(make_batched(out, 0, f.level));
 }
 

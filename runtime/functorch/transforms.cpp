@@ -153,7 +153,7 @@ std::pair<Tensor, Tensor> grad_and_value(const TensorFn& f, std::vector<Tensor> 
 }
 
 VjpResult vjp(const TensorFn& f, std::vector<Tensor> primals) {
-  functorch::InterpreterGuard guard(functorch::TransformType::Grad);
+  functorch::InterpreterGuard guard(functorch::TransformType::Vjp);
   std::vector<Lifted> inputs;
   std::vector<Tensor> leaves;
   std::vector<Tensor> bases;
