@@ -20,11 +20,13 @@ Tensor batched_mm(const BatchFrame& f, const Tensor& a, const Tensor& b) {
     return pa->reshape({f.batch_size * n, k}).mm(b).reshape({f.batch_size, n, b.size(1)});
   }
   if (pb && !pa) {
-    // [n, k] @ [B, k, m]: one mm against the batch laid side by side (a stays unexpanded,
-    // which matters in backward passes, where `a` is a weight and the batch a basis).
-    const int64_t k = pb->size(1), m = pb->size(2);
-    Tensor side_by_side = pb->permute({1, 0, 2}).reshape({k, f.batch_size * m});
-    return a.mm(side_by_side).reshape({a.size(0), f.batch_size, m}).permute({1, 0, 2});
+    // [n, k] @ [B, k, m]: one mm with the batch stacked as rows, transposed: a @ b_i is
+    // (b_i^T a^T)^T. a stays unexpanded, which matters in backward passes, where `a` is a
+    // weight and the batch a basis; for m == 1 (matrix-vector products, as in jacrev) the
+    // stacked rows are a view of pb and the result needs no copy either.
+    const int64_t k = pb->size(1), m = pb->size(2), n = a.size(0);
+    Tensor rows = pb->transpose(1, 2).reshape({f.batch_size * m, k});
+    return rows.mm(a.t()).reshape({f.batch_size, m, n}).transpose(1, 2);
   }
   return tg::bmm(batched_front(a, f.level, f.batch_size), batched_front(b, f.level, f.batch_size));
 }
