@@ -1,7 +1,7 @@
 """Which vmap batching rule each operator uses (runtime/functorch/batching_rules.h).
 
-An entry may name its rule (`batching: pointwise`, `batching: reduce_all(sum.dim_IntList)`);
-otherwise the rule follows from the schema:
+An entry may name its rule (`batching: pointwise`, `batching: reduce_all(sum.dim_IntList)`,
+`batching: fold(4)`); otherwise the rule follows from the schema:
   - CompositeImplicitAutograd operators get none: vmap sees through their decomposition;
   - out= and other mutating overloads get none (the loop fallback serves them);
   - `pointwise`-tagged operators: `pointwise`;
@@ -23,8 +23,18 @@ from typing import Optional
 from codegen.model import NativeFunction, SchemaKind
 from codegen.registry import Registry
 
-RULES = ("pointwise", "dims", "cat", "loss", "mm", "bmm", "addmm", "fallback")
+RULES = ("pointwise", "dims", "cat", "loss", "mm", "bmm", "addmm", "conv", "conv_backward", "embedding",
+         "embedding_backward", "layer_norm", "nll_loss", "index_select", "index_add", "masked_fill",
+         "squeeze_all", "copy", "fallback")
 REDUCE_ALL = re.compile(r"reduce_all\(\s*([A-Za-z_][\w]*(?:\.\w+)?)\s*\)")
+# fold(R): an op over a leading N dim whose input has rank R with N (R - 1 without): the vmap
+# batch folds into N (pooling, im2col, and every such op of the nn family, by declaration).
+FOLD = re.compile(r"fold\(\s*([1-9])\s*\)")
+
+
+def is_rule(text: str) -> bool:
+    """Whether `batching: <text>` names a rule."""
+    return text in RULES or REDUCE_ALL.fullmatch(text) is not None or FOLD.fullmatch(text) is not None
 
 # Non-tensor arguments whose meaning does not change when a batch dim is put in front
 # (see batch_rule_dims for the ones it rewrites).
@@ -41,7 +51,7 @@ DIMS_SAFE_ARGUMENTS = frozenset({
 class BatchingRule:
     op: str                         # full name: "add.Tensor"
     rule: str                       # a name in RULES, or "reduce_all"
-    via: Optional[str] = None       # reduce_all: the overload computing it over dims
+    via: Optional[str] = None       # reduce_all: the overload computing it over dims; fold: the rank
 
 
 def rule_of(f: NativeFunction) -> Optional[BatchingRule]:
@@ -51,6 +61,9 @@ def rule_of(f: NativeFunction) -> Optional[BatchingRule]:
         match = REDUCE_ALL.fullmatch(f.batching)
         if match:
             return BatchingRule(f.full_name, "reduce_all", match.group(1))
+        fold = FOLD.fullmatch(f.batching)
+        if fold:
+            return BatchingRule(f.full_name, "fold", fold.group(1))
         return None if f.batching == "fallback" else BatchingRule(f.full_name, f.batching)
     if f.kind not in (SchemaKind.functional, SchemaKind.inplace):
         return None

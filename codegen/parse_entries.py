@@ -131,13 +131,12 @@ def _parse_entry(node: Node, errors: ErrorCollector, into: ParsedEntries) -> Non
 
 
 def _parse_batching(value: Any, loc: Location, context: str) -> str:
-    """`batching: <rule>` or `batching: reduce_all(<overload>)`: see codegen/batching.py."""
-    from codegen.batching import RULES, REDUCE_ALL
+    """`batching: <rule>`, `reduce_all(<overload>)` or `fold(<rank>)`: see codegen/batching.py."""
+    from codegen.batching import RULES, is_rule
     text = expect_string(value, loc, f"'batching'{context}").strip()
-    match = REDUCE_ALL.fullmatch(text)
-    if text not in RULES and match is None:
+    if not is_rule(text):
         raise SchemaError(loc, f"unknown batching rule '{text}'{context}; expected one of "
-                               f"{', '.join(RULES)} or reduce_all(<overload>)"
+                               f"{', '.join(RULES)}, reduce_all(<overload>) or fold(<rank>)"
                                + suggestion(text, tuple(RULES)))
     return text
 

@@ -3,10 +3,27 @@
 #include <sstream>
 
 #include "autograd/autograd_meta.h"
+#include "autograd/forward_ad.h"
 #include "autograd/node.h"
 #include "ops/print.h"
 
 namespace tg::autograd {
+namespace {
+
+// Note [Saved outputs keep their tangents]: an output is saved as an alias without history,
+// which would drop its forward-mode tangents too; a backward formula that reads the output
+// (tanh's grad * (1 - result^2)) then differentiates as if the output were a constant under
+// forward-over-reverse (jacfwd(jacrev(f)), hessian). The alias gets the tangents at save time
+// and hands them to every unpacked alias, as PyTorch's SavedVariable keeps fw_grad.
+void copy_tangents(const Tensor& from, const Tensor& to) {
+  const AutogradMeta* meta = impl::get_autograd_meta(from);
+  if (meta == nullptr) return;
+  for (const auto& [level, tangent] : meta->tangents_) {
+    forward_ad::detail::set_tangent(to, level, tangent, "saved output");
+  }
+}
+
+}  // namespace
 
 SavedVariable::SavedVariable(const Tensor& tensor, bool is_output) {
   if (!tensor.defined()) return;
@@ -18,6 +35,7 @@ SavedVariable::SavedVariable(const Tensor& tensor, bool is_output) {
   if (is_output_) {
     output_nr_ = tensor.output_nr();
     data_ = impl::alias_without_history(tensor);
+    copy_tangents(tensor, data_);
   } else {
     data_ = tensor;
   }
@@ -33,6 +51,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   // A fresh alias each time: the unpacked tensor is output output_nr_ of the node again.
   Tensor result = impl::alias_without_history(data_);
   impl::set_gradient_edge(result, Edge(saved_for, output_nr_));
+  copy_tangents(data_, result);
   return result;
 }
 

@@ -1,6 +1,7 @@
 #include "autograd/variable_type_utils.h"
 
 #include "autograd/functions.h"
+#include "autograd/inplace_check_hook.h"
 #include "tensorgen/ops.h"
 
 namespace tg::autograd {
@@ -22,7 +23,14 @@ void set_history(const std::vector<Tensor>& outputs, const std::shared_ptr<Node>
 
 void skip_history(const std::shared_ptr<Node>& node) { node->add_undefined_input_metadata(); }
 
-void check_inplace(std::string_view /*op*/, const Tensor& self, bool requires_grad) {
+namespace {
+InplaceCheckHook inplace_check_hook = nullptr;
+}  // namespace
+
+void set_inplace_check_hook(InplaceCheckHook hook) { inplace_check_hook = hook; }
+
+void check_inplace(std::string_view op, const Tensor& self, bool requires_grad) {
+  if (inplace_check_hook != nullptr) inplace_check_hook(op, self);
   if (!requires_grad || !GradMode::is_enabled()) return;
   impl::adopt_untracked_view(self);
   const AutogradMeta* meta = impl::get_autograd_meta(self);

@@ -3,6 +3,7 @@
 #include "core/checked_math.h"
 #include "core/error.h"
 #include "core/scalar_type_check.h"
+#include "core/tensor_creation_hook.h"
 
 namespace tg {
 
@@ -13,9 +14,26 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
   check_scalar_type("tensor", dtype);
   key_set_ = DispatchKeySet(backend_key_for(storage_->device().type()));
   set_sizes_contiguous(sizes);
+  if (detail::tensor_creation_hook_enabled.load(std::memory_order_relaxed) > 0) detail::notify_tensor_created(this);
 }
 
 TensorImpl::~TensorImpl() = default;
+
+namespace detail {
+namespace {
+std::atomic<TensorCreationHook> creation_hook{nullptr};
+}  // namespace
+
+std::atomic<int> tensor_creation_hook_enabled{0};
+
+void set_tensor_creation_hook(TensorCreationHook hook) { creation_hook.store(hook); }
+void enable_tensor_creation_hook() noexcept { tensor_creation_hook_enabled.fetch_add(1); }
+void disable_tensor_creation_hook() noexcept { tensor_creation_hook_enabled.fetch_sub(1); }
+
+void notify_tensor_created(const TensorImpl* created) {
+  if (TensorCreationHook hook = creation_hook.load(std::memory_order_relaxed)) hook(created);
+}
+}  // namespace detail
 
 void contiguous_strides(IntArrayRef sizes, int64_t* strides_out) {
   checked_contiguous_strides("tensor", sizes, strides_out);

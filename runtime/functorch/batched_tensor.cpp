@@ -36,7 +36,9 @@ Tensor make_batched(const Tensor& value, int64_t bdim, int64_t level) {
 
 const BatchedTensorImpl* maybe_batched(const Tensor& t) {
   if (!t.defined() || !t.unsafeGetTensorImpl()->key_set().has(DispatchKey::FuncTorchBatched)) return nullptr;
-  return static_cast<const BatchedTensorImpl*>(t.unsafeGetTensorImpl());
+  // A module's tensor under functional_call carries the key too (See Note [functional_call by
+  // substitution]) without being a BatchedTensor.
+  return dynamic_cast<const BatchedTensorImpl*>(t.unsafeGetTensorImpl());
 }
 
 Tensor move_dim(const Tensor& t, int64_t from, int64_t to) {

@@ -6,12 +6,13 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_set>
 #include <string_view>
 #include <vector>
 
 namespace tg::functorch {
 
-enum class TransformType { Vmap, Grad, Jvp };
+enum class TransformType { Vmap, Grad, Vjp, Jvp };
 std::string_view to_string(TransformType type);
 
 struct Interpreter {
@@ -24,6 +25,13 @@ struct Interpreter {
 const Interpreter* find_interpreter(int64_t level);
 // How many transforms of `type` are running on this thread.
 int64_t depth(TransformType type);
+// The innermost running grad, vjp or jvp, or nullptr.
+const Interpreter* innermost_differentiating();
+// See Note [Captured tensors] in capture_check.cpp: the TensorImpls created while the innermost
+// grad/vjp/jvp runs (including inside transforms nested in it) are recorded; any other tensor
+// is captured from outside it.
+void note_created(const void* impl);
+bool created_inside_innermost(const void* impl);
 // The running vmaps, outermost (lowest level) first.
 std::vector<Interpreter> live_vmaps();
 

@@ -20,11 +20,13 @@ Tensor batched_mm(const BatchFrame& f, const Tensor& a, const Tensor& b) {
     return pa->reshape({f.batch_size * n, k}).mm(b).reshape({f.batch_size, n, b.size(1)});
   }
   if (pb && !pa) {
-    // [n, k] @ [B, k, m]: one mm against the batch laid side by side (a stays unexpanded,
-    // which matters in backward passes, where `a` is a weight and the batch a basis).
-    const int64_t k = pb->size(1), m = pb->size(2);
-    Tensor side_by_side = pb->permute({1, 0, 2}).reshape({k, f.batch_size * m});
-    return a.mm(side_by_side).reshape({a.size(0), f.batch_size, m}).permute({1, 0, 2});
+    // [n, k] @ [B, k, m]: one mm with the batch stacked as rows, transposed: a @ b_i is
+    // (b_i^T a^T)^T. a stays unexpanded, which matters in backward passes, where `a` is a
+    // weight and the batch a basis; for m == 1 (matrix-vector products, as in jacrev) the
+    // stacked rows are a view of pb and the result needs no copy either.
+    const int64_t k = pb->size(1), m = pb->size(2), n = a.size(0);
+    Tensor rows = pb->transpose(1, 2).reshape({f.batch_size * m, k});
+    return rows.mm(a.t()).reshape({f.batch_size, m, n}).transpose(1, 2);
   }
   return tg::bmm(batched_front(a, f.level, f.batch_size), batched_front(b, f.level, f.batch_size));
 }
@@ -60,12 +62,9 @@ void batch_rule_bmm(const OperatorHandle& op, DispatchKeySet, Stack* stack) {
   stack->push_back(make_batched(batched_bmm(f, a, b), 0, f.level));
 }
 
-void batch_rule_addmm(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) {
+void batch_rule_addmm(const OperatorHandle& op, DispatchKeySet, Stack* stack) {
   BatchFrame f(op, stack);
-  if (f.is_inplace()) {
-    for (IValue& v : f.args) stack->push_back(std::move(v));
-    return batch_fallback(op, ks, stack);
-  }
+  if (f.is_inplace()) f.check_inplace_self();
   const Tensor &self = f.args[0].toTensor(), &a = f.args[1].toTensor(), &b = f.args[2].toTensor();
   check_matrix(f, a, 2);
   check_matrix(f, b, 2);
@@ -75,6 +74,11 @@ void batch_rule_addmm(const OperatorHandle& op, DispatchKeySet ks, Stack* stack)
   Tensor bias = physical_at(self, f.level) ? *physical_at(self, f.level) : self.unsqueeze(0);
   while (bias.dim() < 3) bias = bias.unsqueeze(1);
   Tensor out = tg::add(bias.mul(beta), product, alpha);
+  if (f.is_inplace()) {
+    bias.copy_(out);  // addmm_: self is batched here, so bias is its physical tensor
+    stack->push_back(f.args[0]);
+    return;
+  }
   stack->push_back(make_batched(out, 0, f.level));
 }
 

@@ -188,7 +188,27 @@ class ForwardRuleTest(SchemaTestCase):
                 CPU: neg_cpu
             """,
             (2, "unknown batching rule 'pointwize' in 'neg'; expected one of pointwise, dims, cat, "
-                "loss, mm, bmm, addmm, fallback or reduce_all(<overload>); did you mean 'pointwise'?"))
+                "loss, mm, bmm, addmm, conv, conv_backward, embedding, embedding_backward, layer_norm, "
+                "nll_loss, index_select, index_add, masked_fill, squeeze_all, copy, fallback, "
+                "reduce_all(<overload>) or fold(<rank>); did you mean 'pointwise'?"))
+        # fold(<rank>) declares the N-folding rule with the rank of an input that has N.
+        f = self.load("""
+            - func: neg(Tensor self) -> Tensor
+              batching: fold(4)
+              dispatch:
+                CPU: neg_cpu
+            """)
+        self.assertEqual(f.get("neg").batching, "fold(4)")
+        self.assertErrors("""
+            - func: neg(Tensor self) -> Tensor
+              batching: fold(0)
+              dispatch:
+                CPU: neg_cpu
+            """,
+            (2, "unknown batching rule 'fold(0)' in 'neg'; expected one of pointwise, dims, cat, "
+                "loss, mm, bmm, addmm, conv, conv_backward, embedding, embedding_backward, layer_norm, "
+                "nll_loss, index_select, index_add, masked_fill, squeeze_all, copy, fallback, "
+                "reduce_all(<overload>) or fold(<rank>)"))
 
 
 if __name__ == "__main__":
