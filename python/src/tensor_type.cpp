@@ -182,6 +182,7 @@ void bind_tensor_members(nb::module_& m, nb::class_<Tensor>& cls) {
         TG_CHECK_WITH(TypeError, t.dim() > 0, "[len] len() of a 0-d tensor");
         return t.size(0);
       })
+      .def("set_data", [](const Tensor& t, const Tensor& data) { t.set_data(data); }, nb::arg("data"))
       .def("_str", [](const Tensor& t) { return t.toString(); });
 }
 

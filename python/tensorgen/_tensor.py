@@ -203,7 +203,7 @@ def _install() -> None:
     T.int = _make_cast(_C.int32)
     T.bool = _make_cast(_C.bool)
     T.T = property(lambda self: self.t() if self.dim() == 2 else self.permute(*reversed(range(self.dim()))))
-    T.data = property(lambda self: self.detach())
+    T.data = property(lambda self: self.detach(), lambda self, value: self.set_data(value))
     T.__array__ = lambda self, dtype=None, copy=None: np.asarray(self.numpy(), dtype=dtype)
 
 

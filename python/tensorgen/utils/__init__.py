@@ -1,1 +1,3 @@
-"""placeholder"""
+"""tg.utils: data loading (tg.utils.data)."""
+
+from tensorgen.utils import data  # noqa: F401
