@@ -58,11 +58,13 @@ def tensor(data: Any, *, dtype: Optional[_C.dtype] = None, device: Union[_C.devi
         if array.dtype == object:
             raise TypeError("[tensor] expected numbers or nested sequences of equal length, got "
                             f"{type(data).__name__} that NumPy reads as objects")
-        if not isinstance(data, np.ndarray) and array.dtype == np.float64:
+        if not isinstance(data, (np.ndarray, np.generic)) and array.dtype == np.float64:
             array = array.astype(np.float32)  # the default dtype, as torch.tensor
         if array.dtype not in _NUMPY_DTYPES:
             raise TypeError(f"[tensor] NumPy dtype {array.dtype} is not supported")
-        result = from_dlpack(np.ascontiguousarray(array)).clone()
+        if not array.flags.c_contiguous:  # (np.ascontiguousarray would make a 0-d array 1-d)
+            array = np.ascontiguousarray(array)
+        result = from_dlpack(array).clone()
     if dtype is not None or device is not None:
         result = result.to(dtype=dtype, device=device)
     if requires_grad:
