@@ -130,21 +130,45 @@ Tensor import_managed(Managed* managed) {
       stride *= sizes[static_cast<size_t>(i)];
     }
   }
-  // The span the view covers, in elements; a negative stride reaches below the pointer.
+  // Everything that can refuse the tensor is checked before the memory is adopted: once
+  // from_blob owns it, a failure would free it under the producer's capsule.
   int64_t low = 0, high = 0, numel = 1;
   for (size_t i = 0; i < sizes.size(); ++i) {
+    TG_CHECK_WITH(ValueError, sizes[i] >= 0, "[from_dlpack] negative size ", sizes[i], " in dim ", i);
+    TG_CHECK_WITH(ValueError, strides[i] >= 0 || sizes[i] <= 1,
+                  "[from_dlpack] tensorgen has no negative strides, got strides ", ArrayRef<int64_t>(strides),
+                  ": pass a copy (e.g. numpy.ascontiguousarray)");
     numel *= sizes[i];
     if (sizes[i] == 0) continue;
-    (strides[i] < 0 ? low : high) += (sizes[i] - 1) * strides[i];
+    if (strides[i] < 0) strides[i] = 0;  // size 1: the stride is never used
+    high += (sizes[i] - 1) * strides[i];
   }
   auto* first = static_cast<char*>(dl.data) + dl.byte_offset;
   auto item = static_cast<int64_t>(element_size(dtype));
   Device device = dl.device.device_type == dlpack::kCUDA ? Device(DeviceType::CUDA, static_cast<Device::Index>(dl.device.device_id))
                                                          : Device(kCPU);
   int64_t span = numel == 0 ? 0 : high - low + 1;
-  Tensor base = tg::from_blob(first + low * item, {span}, [managed](void*) { if (managed->deleter) managed->deleter(managed); },
-                              TensorOptions().dtype(dtype).device(device));
+  // The producer's deleter may touch Python objects (NumPy's does), and the last tensor may
+  // die on any thread or inside a call that released the GIL: take the GIL for it.
+  auto release = [managed](void*) {
+    if (!managed->deleter || !Py_IsInitialized()) return;
+    nb::gil_scoped_acquire gil;
+    managed->deleter(managed);
+  };
+  Tensor base = tg::from_blob(first + low * item, {span}, release, TensorOptions().dtype(dtype).device(device));
   return base.as_strided(sizes, strides, -low);
+}
+
+// Imports a managed tensor whose capsule was just marked consumed. A refusal (checked before
+// the memory is adopted) gives the capsule back to the producer, unconsumed.
+template <typename Managed>
+Tensor import_adopted(Managed* managed, PyObject* capsule, const char* name) {
+  try {
+    return import_managed(managed);
+  } catch (...) {
+    PyCapsule_SetName(capsule, name);
+    throw;
+  }
 }
 
 Tensor from_capsule(nb::handle capsule) {
@@ -153,15 +177,13 @@ Tensor from_capsule(nb::handle capsule) {
     auto* managed = static_cast<dlpack::ManagedTensorVersioned*>(PyCapsule_GetPointer(c, "dltensor_versioned"));
     TG_CHECK_WITH(ValueError, managed->version.major == 1, "[from_dlpack] DLPack version ", managed->version.major,
                   ".", managed->version.minor, " is not supported (tensorgen reads 1.x)");
-    Tensor t = import_managed(managed);
-    PyCapsule_SetName(c, "used_dltensor_versioned");
-    return t;
+    PyCapsule_SetName(c, "used_dltensor_versioned");  // from here on the tensor owns it
+    return import_adopted(managed, c, "dltensor_versioned");
   }
   if (PyCapsule_IsValid(c, "dltensor")) {
     auto* managed = static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(c, "dltensor"));
-    Tensor t = import_managed(managed);
     PyCapsule_SetName(c, "used_dltensor");
-    return t;
+    return import_adopted(managed, c, "dltensor");
   }
   TG_CHECK_WITH(TypeError, false, "[from_dlpack] expected a DLPack capsule (named \"dltensor\" or "
                 "\"dltensor_versioned\", not yet consumed), got ", python_type_name(c));

@@ -92,7 +92,7 @@ std::string PythonOperator::bind(const Signature& s, PyObject* self, PyObject* c
     return next < n ? static_cast<int>(next++) : -1;
   };
   nb::object spread;  // keeps the tuple of spread ints alive
-  if (s.varargs_index >= 0 && nargs > 1) {
+  if (s.varargs_index >= 0 && nargs >= 1) {
     bool all_ints = true;
     for (size_t i = 0; i < nargs; ++i) all_ints = all_ints && PyIndex_Check(args[i]) && !PyBool_Check(args[i]);
     if (all_ints) {

@@ -1,6 +1,7 @@
 #include "python_types.h"
 
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
 
 #include <array>
 #include <vector>
@@ -174,7 +175,7 @@ bool to_ivalue(const SchemaType& type, PyObject* v, IValue& out) {
             return true;
           }))
         return false;
-      if (type.list_size && values.size() != static_cast<size_t>(*type.list_size)) return false;
+      // int[N] is a hint, not a constraint, as in PyTorch: the kernel checks the length.
       out = IValue(std::move(values));
       return true;
     }

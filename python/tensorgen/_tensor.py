@@ -54,7 +54,10 @@ def tensor(data: Any, *, dtype: Optional[_C.dtype] = None, device: Union[_C.devi
     if isinstance(data, Tensor):
         result = data.detach().clone()
     else:
-        array = np.asarray(data)
+        try:
+            array = np.asarray(data)
+        except ValueError as error:  # ragged nesting
+            raise ValueError(f"[tensor] expected nested sequences of equal length (as PyTorch): {error}") from None
         if array.dtype == object:
             raise TypeError("[tensor] expected numbers or nested sequences of equal length, got "
                             f"{type(data).__name__} that NumPy reads as objects")
