@@ -152,10 +152,19 @@ class Module:
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> "Module":
-        """Moves or casts every parameter and buffer in place (their identity is kept)."""
+        """Moves or casts every parameter and buffer. A parameter keeps its identity when only
+        its device changes; a new dtype makes a new Parameter (tensorgen's set_data keeps a
+        tensor's dtype, see docs/python.md), so build optimizers after casting, as PyTorch advises."""
         with no_grad():
-            for p in self.parameters():
-                p.set_data(p.to(*args, **kwargs))
+            for m in self.modules():
+                for name, p in m._parameters.items():
+                    if p is None:
+                        continue
+                    moved = p.to(*args, **kwargs)
+                    if moved.dtype == p.dtype:
+                        p.set_data(moved)
+                    else:
+                        m._parameters[name] = Parameter(moved, p.requires_grad)
             for m in self.modules():
                 for name, b in m._buffers.items():
                     if b is not None:
