@@ -18,6 +18,7 @@ are all `add`; `add_` is its own name), as PyTorch's Python bindings group them.
 from __future__ import annotations
 
 import argparse
+import keyword
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ if __package__ in (None, ""):  # run as a script: make `codegen` importable from
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from codegen.errors import SchemaErrors  # noqa: E402
-from codegen.model import Argument, FunctionSchema, NativeFunction, SchemaType  # noqa: E402
+from codegen.model import DTYPES, Argument, FunctionSchema, NativeFunction, SchemaType  # noqa: E402
 from codegen.registry import Registry, load_registry  # noqa: E402
 from codegen.writer import make_environment, write_if_changed  # noqa: E402
 
@@ -35,11 +36,16 @@ OUTPUTS = ("python_signatures.cpp", "_C.pyi")
 
 # Schema element type -> the Python type a stub names. Scalar takes bool, int and float
 # (Python's numeric tower); Device also takes its text ("cuda:0").
+# Builtins are spelled `_b.int`: the stub module defines `int` and `float` (dtypes) and
+# `slice`, `max`, `all` (operators), which would shadow them.
 _PY_TYPES = {
-    "Tensor": "Tensor", "int": "int", "SymInt": "int", "float": "float", "bool": "bool",
-    "str": "str", "Scalar": "Number", "ScalarType": "_dtype", "Device": "DeviceLike",
-    "Layout": "int", "MemoryFormat": "int", "Generator": "object",
+    "Tensor": "Tensor", "int": "_b.int", "SymInt": "_b.int", "float": "_b.float", "bool": "_b.bool",
+    "str": "_b.str", "Scalar": "Number", "ScalarType": "_dtype", "Device": "DeviceLike",
+    "Layout": "_b.int", "MemoryFormat": "_b.int", "Generator": "_b.object",
 }
+# The dtype objects the extension defines (python/src/python_types.cpp), and PyTorch's
+# other spellings of them.
+DTYPE_NAMES = DTYPES + ("float", "double", "half", "long", "int", "short")
 
 # Keyword arguments PyTorch's factories take beyond their schema (the TensorOptions
 # the extension applies after the call).
@@ -55,6 +61,12 @@ def py_type(t: SchemaType) -> str:
         element = (f"Union[{element}, Sequence[{element}]]" if t.base in ("int", "SymInt")
                    else f"Sequence[{element}]")
     return f"Optional[{element}]" if t.optional else element
+
+
+def python_argument_name(name: str) -> str:
+    """A schema argument named by a Python keyword (`float from=0`) is spelled `from_` in
+    Python, as in PyTorch; the runtime parser accepts that spelling."""
+    return name + "_" if keyword.iskeyword(name) else name
 
 
 def py_return_type(func: FunctionSchema) -> str:
@@ -102,7 +114,7 @@ def _stub_params(f: NativeFunction, method: bool) -> list[StubOverload]:
 
     def param(a: Argument) -> str:
         default = " = ..." if a.default is not None else ""
-        return f"{a.name}: {py_type(a.type)}{default}"
+        return f"{python_argument_name(a.name)}: {py_type(a.type)}{default}"
 
     def render(pos: list[str], kw: list[str]) -> str:
         parts = list(pos)
@@ -113,11 +125,11 @@ def _stub_params(f: NativeFunction, method: bool) -> list[StubOverload]:
 
     kw = [param(a) for a in keyword]
     if _is_factory(f):
-        kw += [f"{name}: bool = ..." for name in FACTORY_EXTRA_KWARGS]
+        kw += [f"{name}: _b.bool = ..." for name in FACTORY_EXTRA_KWARGS]
     returns = py_return_type(f.func)
     forms = [StubOverload(render([param(a) for a in positional], kw), returns)]
     if len(positional) == 1 and positional[0].type.is_list and positional[0].type.base in ("int", "SymInt"):
-        forms.append(StubOverload(render([f"*{positional[0].name}: int"], kw), returns))
+        forms.append(StubOverload(render([f"*{positional[0].name}: _b.int"], kw), returns))
     return forms
 
 
@@ -151,7 +163,7 @@ def stub_groups(registry: Registry, method: bool) -> list[StubGroup]:
 def render(registry: Registry, templates_dir: Path, out_dir: Path) -> list[Path]:
     environment = make_environment(templates_dir)
     context = dict(rows=signature_rows(registry), functions=stub_groups(registry, False),
-                   methods=stub_groups(registry, True))
+                   methods=stub_groups(registry, True), dtype_names=DTYPE_NAMES)
     written = []
     for name in OUTPUTS:
         template_name = name + ".j2"

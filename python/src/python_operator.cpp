@@ -128,6 +128,8 @@ std::string PythonOperator::bind(const Signature& s, PyObject* self, PyObject* c
         continue;
       }
       int slot = find_argument(s, key_name);
+      // `from_` for a schema argument named by a Python keyword (`from`), as in PyTorch.
+      if (slot < 0 && key_name.size() > 1 && key_name.back() == '_') slot = find_argument(s, key_name.substr(0, key_name.size() - 1));
       if (slot < 0 || slot == s.self_index) return "got an unexpected keyword argument '" + std::string(key_name) + "'";
       if (slots[slot]) return "got multiple values for argument '" + std::string(key_name) + "'";
       slots[slot] = value;
