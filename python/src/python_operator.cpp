@@ -77,13 +77,19 @@ void PythonOperator::add_overload(const char* schema_text, bool factory) {
   overloads_.push_back(std::move(s));
 }
 
-std::string PythonOperator::bind(const Signature& s, PyObject* self, PyObject* const* args, size_t nargs,
-                                 PyObject* kwargs, Stack& stack, PyObject** returned,
-                                 bool& requires_grad) const {
+bool PythonOperator::bind(const Signature& s, PyObject* self, PyObject* const* args, size_t nargs,
+                          PyObject* kwargs, Stack& stack, PyObject** returned, bool& requires_grad,
+                          std::string* why) const {
+  // The reason is built only when asked for (after no overload matched): the fast path
+  // makes no strings.
+  auto fail = [why](auto&& reason) {
+    if (why) *why = reason();
+    return false;
+  };
   const auto& schema_args = s.schema.arguments;
   const size_t n = schema_args.size();
   PyObject* slots[64] = {};
-  if (n > 64) return "too many arguments";
+  if (n > 64) return fail([&] { return std::string("too many arguments"); });
   if (s.self_index >= 0) slots[s.self_index] = self;
   // Positional arguments.
   size_t next = 0;
@@ -107,7 +113,7 @@ std::string PythonOperator::bind(const Signature& s, PyObject* self, PyObject* c
     if (slot < 0) {
       size_t takes = 0;
       for (size_t j = 0; j < n; ++j) takes += !schema_args[j].kwarg_only && static_cast<int>(j) != s.self_index;
-      return "takes " + std::to_string(takes) + " positional arguments but " + std::to_string(nargs) + " were given";
+      return fail([&] { return std::string("takes " + std::to_string(takes) + " positional arguments but " + std::to_string(nargs) + " were given"); });
     }
     slots[slot] = args[i];
   }
@@ -119,19 +125,19 @@ std::string PythonOperator::bind(const Signature& s, PyObject* self, PyObject* c
       const char* name = PyUnicode_AsUTF8(key);
       if (!name) {
         PyErr_Clear();
-        return "keyword names must be strings";
+        return fail([&] { return std::string("keyword names must be strings"); });
       }
       std::string_view key_name(name);
       if (s.factory && key_name == "requires_grad") {
-        if (!PyBool_Check(value)) return "argument 'requires_grad' must be bool, not " + python_type_name(value);
+        if (!PyBool_Check(value)) return fail([&] { return std::string("argument 'requires_grad' must be bool, not " + python_type_name(value)); });
         requires_grad = value == Py_True;
         continue;
       }
       int slot = find_argument(s, key_name);
       // `from_` for a schema argument named by a Python keyword (`from`), as in PyTorch.
       if (slot < 0 && key_name.size() > 1 && key_name.back() == '_') slot = find_argument(s, key_name.substr(0, key_name.size() - 1));
-      if (slot < 0 || slot == s.self_index) return "got an unexpected keyword argument '" + std::string(key_name) + "'";
-      if (slots[slot]) return "got multiple values for argument '" + std::string(key_name) + "'";
+      if (slot < 0 || slot == s.self_index) return fail([&] { return std::string("got an unexpected keyword argument '" + std::string(key_name) + "'"); });
+      if (slots[slot]) return fail([&] { return std::string("got multiple values for argument '" + std::string(key_name) + "'"); });
       slots[slot] = value;
     }
   }
@@ -141,34 +147,28 @@ std::string PythonOperator::bind(const Signature& s, PyObject* self, PyObject* c
   for (size_t i = 0; i < n; ++i) {
     const Argument& a = schema_args[i];
     if (!slots[i]) {
-      if (!s.defaults[i]) return "missing required argument '" + a.name + "'";
+      if (!s.defaults[i]) return fail([&] { return std::string("missing required argument '" + a.name + "'"); });
       stack.push_back(*s.defaults[i]);
       continue;
     }
     IValue value;
     if (!to_ivalue(a.type, slots[i], value))
-      return "argument '" + a.name + "' must be " + python_type_name(a.type) + ", not " + python_type_name(slots[i]);
+      return fail([&] { return std::string("argument '" + a.name + "' must be " + python_type_name(a.type) + ", not " + python_type_name(slots[i])); });
     stack.push_back(std::move(value));
   }
   *returned = s.returns_argument >= 0 ? slots[s.returns_argument] : nullptr;
-  return {};
+  return true;
 }
 
 nb::object PythonOperator::call(PyObject* self, PyObject* const* args, size_t nargs, PyObject* kwargs) const {
   Stack stack;
-  std::vector<std::string> reasons;
   for (const Signature& s : overloads_) {
     PyObject* returned = nullptr;
     bool requires_grad = false;
-    std::string why = bind(s, self, args, nargs, kwargs, stack, &returned, requires_grad);
-    if (!why.empty()) {
-      reasons.push_back(std::move(why));
-      continue;
-    }
-    {
-      nb::gil_scoped_release release;  // kernels may run long; hooks re-acquire the GIL
-      s.op.callBoxed(stack);
-    }
+    if (!bind(s, self, args, nargs, kwargs, stack, &returned, requires_grad, nullptr)) continue;
+    // The GIL stays held: an operator runs no Python code, and what could (hooks, DLPack
+    // deleters) takes the GIL itself. See Note [The GIL] in docs/python.md.
+    s.op.callBoxed(stack);
     if (returned) return nb::borrow(returned);
     if (stack.size() == 1) {
       nb::object result = from_ivalue(stack[0]);
@@ -178,6 +178,13 @@ nb::object PythonOperator::call(PyObject* self, PyObject* const* args, size_t na
     nb::list results;
     for (const IValue& v : stack) results.append(from_ivalue(v));
     return nb::tuple(results);
+  }
+  std::vector<std::string> reasons;
+  for (const Signature& s : overloads_) {
+    PyObject* returned = nullptr;
+    bool requires_grad = false;
+    reasons.emplace_back();
+    bind(s, self, args, nargs, kwargs, stack, &returned, requires_grad, &reasons.back());
   }
   no_match(self, args, nargs, kwargs, reasons);
 }

@@ -43,9 +43,10 @@ class PythonOperator {
   const std::string& name() const { return name_; }
 
  private:
-  // Fills `stack` for `signature`; returns an empty string on success, else why not.
-  std::string bind(const Signature& signature, PyObject* self, PyObject* const* args, size_t nargs,
-                   PyObject* kwargs, Stack& stack, PyObject** returned, bool& requires_grad) const;
+  // Fills `stack` for `signature`; returns false when the call does not fit it, and then
+  // says why in `*why` when `why` is not null.
+  bool bind(const Signature& signature, PyObject* self, PyObject* const* args, size_t nargs, PyObject* kwargs,
+            Stack& stack, PyObject** returned, bool& requires_grad, std::string* why) const;
   [[noreturn]] void no_match(PyObject* self, PyObject* const* args, size_t nargs, PyObject* kwargs,
                              const std::vector<std::string>& reasons) const;
 
