@@ -10,6 +10,7 @@
 namespace tg::python {
 void bind_dlpack(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_frontend(nb::module_& m);
+void bind_transforms(nb::module_& m);
 }  // namespace tg::python
 
 namespace {
@@ -59,4 +60,5 @@ NB_MODULE(_C, m) {
   bind_dlpack(m, tensor);
   bind_operators(m, tensor);
   bind_frontend(m);
+  bind_transforms(m);
 }
