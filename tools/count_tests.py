@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Counts test cases from a Meson test log; the last line printed is "N passed, N failed"
-(a line before it gives the skipped count, when there are any).
+"""Counts test cases from Meson test logs and pytest's JUnit XML reports (files ending in
+.xml); the last line printed is "N passed, N failed" (a line before it gives the skipped
+count, when there are any).
 
 Each Meson test is an executable holding many cases; the count comes from what each one
 reports: doctest's "[doctest] test cases: ..." line, or unittest's "Ran N tests" and its
@@ -10,6 +11,7 @@ case, passed or failed by its exit status. Exits 1 when anything failed.
 import json
 import re
 import sys
+import xml.etree.ElementTree as ElementTree
 
 DOCTEST = re.compile(r"\[doctest\] test cases:\s*(\d+)\s*\|\s*(\d+) passed\s*\|\s*(\d+) failed\s*\|\s*(\d+) skipped")
 UNITTEST_RAN = re.compile(r"^Ran (\d+) tests? in", re.M)
@@ -42,12 +44,34 @@ def count(entry):
     return (1, 0, 0) if ok else (0, 1, 0)
 
 
+def count_junit(path):
+    """(passed, failed, skipped) from a JUnit XML report (pytest --junitxml)."""
+    root = ElementTree.parse(path).getroot()
+    suites = [root] if root.tag == "testsuite" else root.iter("testsuite")
+    passed = failed = skipped = 0
+    for suite in suites:
+        total = int(suite.get("tests", 0))
+        bad = int(suite.get("failures", 0)) + int(suite.get("errors", 0))
+        skip = int(suite.get("skipped", 0))
+        passed, failed, skipped = passed + total - bad - skip, failed + bad, skipped + skip
+    return passed, failed, skipped
+
+
 def main(*paths):
     """Counts over every log given (one per CI leg); a log that cannot be read counts as one
     failure."""
     passed = failed = skipped = 0
     entries = []
     for path in paths:
+        if path.endswith(".xml"):
+            try:
+                p, f, s = count_junit(path)
+                passed, failed, skipped = passed + p, failed + f, skipped + s
+                entries.append({"junit": path})
+            except (OSError, ElementTree.ParseError) as error:
+                print(f"count_tests: cannot read {path}: {error}", file=sys.stderr)
+                failed += 1
+            continue
         try:
             with open(path) as log:
                 entries += [json.loads(line) for line in log if line.strip()]
@@ -55,10 +79,12 @@ def main(*paths):
             print(f"count_tests: cannot read {path}: {error}", file=sys.stderr)
             failed += 1
     for entry in entries:
+        if "junit" in entry:
+            continue
         p, f, s = count(entry)
         passed, failed, skipped = passed + p, failed + f, skipped + s
     if skipped:  # before the last line, which CI reads as exactly "N passed, N failed"
-        print(f"{skipped} skipped (cases that need a GPU where none is present)")
+        print(f"{skipped} skipped (cases that need a GPU, or a peer such as torch, where none is present)")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed or not entries else 0
 

@@ -21,6 +21,12 @@ leg_normal() {
   ninja -C build || return 1
   meson test -C build --print-errorlogs "$@"
   logs+=(build/meson-logs/testlog.json)
+  # The Python package's pytest suite (docs/python.md), against the package as built.
+  if [ -f build/python/tensorgen/__init__.py ]; then
+    PYTHONPATH=build/python .venv/bin/python -m pytest -q -p no:cacheprovider tests/python \
+      --junitxml=build/meson-logs/pytest.xml
+    logs+=(build/meson-logs/pytest.xml)
+  fi
 }
 
 # ASan + UBSan (clang): the unit suites, the libFuzzer targets for their fixed budget, and a

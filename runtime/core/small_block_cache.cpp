@@ -30,22 +30,30 @@ constexpr size_t kClasses = 7;    // 64, 128, ..., 4096 bytes
 constexpr size_t kBlocksPerClass = 32;
 static_assert(kMinBytes << (kClasses - 1) == kMaxBytes);
 
-// Trivially destructible, so a block freed during thread exit (after Flusher ran) still finds
-// valid memory and sees `closed`.
+// The cache lives on the heap and the thread keeps only a pointer to it: a shared library
+// whose static TLS block is large cannot be dlopen'ed (the Python extension loads it so), and
+// the dispatcher's key set uses the initial-exec model, which puts this library's whole TLS
+// block in static TLS. See Note [Static TLS] in docs/python.md.
 struct Cache {
   void* blocks[kClasses][kBlocksPerClass];
   uint32_t counts[kClasses];
-  bool closed;
 };
-thread_local Cache t_cache;
+// Trivially destructible, so a block freed during thread exit (after Flusher ran) still reads
+// valid values: a null cache, and `t_closed`.
+thread_local Cache* t_cache = nullptr;
+thread_local bool t_closed = false;
 
 // Frees the cached blocks when the thread ends; later releases go straight to free.
 struct Flusher {
   ~Flusher() {
-    for (size_t c = 0; c < kClasses; ++c) {
-      while (t_cache.counts[c] > 0) std::free(t_cache.blocks[c][--t_cache.counts[c]]);
+    if (Cache* cache = t_cache) {
+      for (size_t c = 0; c < kClasses; ++c) {
+        while (cache->counts[c] > 0) std::free(cache->blocks[c][--cache->counts[c]]);
+      }
+      t_cache = nullptr;
+      delete cache;
     }
-    t_cache.closed = true;
+    t_closed = true;
   }
 };
 thread_local Flusher t_flusher;
@@ -56,12 +64,12 @@ size_t class_of(size_t nbytes) {
 
 template <size_t kClass>
 void release(void* block) {
-  Cache& cache = t_cache;
-  if (cache.closed || cache.counts[kClass] == kBlocksPerClass) {
+  Cache* cache = t_cache;
+  if (cache == nullptr || cache->counts[kClass] == kBlocksPerClass) {
     std::free(block);
     return;
   }
-  cache.blocks[kClass][cache.counts[kClass]++] = block;
+  cache->blocks[kClass][cache->counts[kClass]++] = block;
 }
 
 template <size_t... C>
@@ -75,10 +83,13 @@ constexpr std::array<DeleterFn, kClasses> kReleasers = releasers(std::make_index
 DataPtr allocate(size_t nbytes) {
   const size_t c = class_of(nbytes);
   if constexpr (kCacheEnabled) {
-    (void)&t_flusher;  // constructs this thread's flusher, so the cache is emptied at thread exit
-    Cache& cache = t_cache;
-    if (cache.counts[c] > 0) {
-      void* block = cache.blocks[c][--cache.counts[c]];
+    Cache* cache = t_cache;
+    if (cache == nullptr && !t_closed) {
+      (void)&t_flusher;  // constructs this thread's flusher, so the cache is emptied at thread exit
+      cache = t_cache = new Cache{};
+    }
+    if (cache != nullptr && cache->counts[c] > 0) {
+      void* block = cache->blocks[c][--cache->counts[c]];
       return DataPtr(block, block, kReleasers[c], Device(DeviceType::CPU));
     }
   }
