@@ -69,10 +69,16 @@ int main(int argc, char** argv) {
     if (training) in.push_back(randn({batch, mlp.out}));
     return in;
   };
+  // A small MLP, where the per-node overhead rather than the matrix products is the time:
+  // what the static runtime saves shows here (docs/performance.md).
+  const MlpShape small{32, 64, 10};
+  std::vector<Tensor> small_in = mlp_params(small, false);
+  small_in.push_back(randn({1, small.in}));
   std::vector<Tensor> block_in = transformer_params(256, 1024);
   block_in.push_back(randn({4, 64, 256}));
   std::vector<GraphCase> cases = {
       {"mlp_infer_b1", "mlp_forward", mlp_forward, mlp_in(1, false), 2000},
+      {"mlp_small_32x64x10_infer_b1", "mlp_forward", mlp_forward, small_in, 20000},
       {"mlp_infer_b64", "mlp_forward", mlp_forward, mlp_in(64, false), 300},
       {"mlp_train_step_b64", "mlp_train_step", mlp_train_step, mlp_in(64, true), 100},
       {"transformer_block_4x64x256", "transformer_block", transformer_block, block_in, 30},
