@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 
+#include "bench_graph_peer.h"
 #include "bench_util.h"
 #include "graph_test_models.h"
 #include "jit/jit.h"
@@ -22,6 +23,7 @@ constexpr int kRounds = 7;
 
 struct GraphCase {
   std::string name;
+  std::string model;  // for the LibTorch column (bench_graph_peer.h)
   std::function<std::vector<Tensor>(const std::vector<Tensor>&)> fn;
   std::vector<Tensor> inputs;
   long iterations;
@@ -59,7 +61,7 @@ double onnxruntime_us(const jit::Graph& g, const std::vector<Tensor>& inputs, co
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   const MlpShape mlp{784, 512, 10};
   auto mlp_in = [&](int64_t batch, bool training) {
     std::vector<Tensor> in = mlp_params(mlp, training);
@@ -67,14 +69,37 @@ int main() {
     if (training) in.push_back(randn({batch, mlp.out}));
     return in;
   };
+  // A small MLP, where the per-node overhead rather than the matrix products is the time:
+  // what the static runtime saves shows here (docs/performance.md).
+  const MlpShape small{32, 64, 10};
+  std::vector<Tensor> small_in = mlp_params(small, false);
+  small_in.push_back(randn({1, small.in}));
   std::vector<Tensor> block_in = transformer_params(256, 1024);
   block_in.push_back(randn({4, 64, 256}));
   std::vector<GraphCase> cases = {
-      {"mlp_infer_b1", mlp_forward, mlp_in(1, false), 2000},
-      {"mlp_infer_b64", mlp_forward, mlp_in(64, false), 300},
-      {"mlp_train_step_b64", mlp_train_step, mlp_in(64, true), 100},
-      {"transformer_block_4x64x256", transformer_block, block_in, 30},
+      {"mlp_infer_b1", "mlp_forward", mlp_forward, mlp_in(1, false), 2000},
+      {"mlp_small_32x64x10_infer_b1", "mlp_forward", mlp_forward, small_in, 20000},
+      {"mlp_infer_b64", "mlp_forward", mlp_forward, mlp_in(64, false), 300},
+      {"mlp_train_step_b64", "mlp_train_step", mlp_train_step, mlp_in(64, true), 100},
+      {"transformer_block_4x64x256", "transformer_block", transformer_block, block_in, 30},
   };
+  // `bench_graph count CASE eager|static N`: runs one case N times and nothing else, for
+  // callgrind's instruction counts (tools/count-graph-instructions.sh), which are noise-free.
+  if (argc == 5 && std::string(argv[1]) == "count") {
+    for (GraphCase& c : cases) {
+      if (c.name != argv[2]) continue;
+      const long n = std::atol(argv[4]);
+      if (std::string(argv[3]) == "eager") {
+        for (long i = 0; i < n; ++i) bench::do_not_optimize(c.fn(c.inputs));
+      } else {
+        jit::StaticModule m(jit::trace(c.fn, c.inputs));
+        for (long i = 0; i < n + 2; ++i) bench::do_not_optimize(m.run(c.inputs));
+      }
+      return 0;
+    }
+    std::fprintf(stderr, "bench_graph count: no case %s\n", argv[2]);
+    return 2;
+  }
   double worst_ratio = 0, speedup_b1 = 0;
   int graphs = 0;
   for (GraphCase& c : cases) {
@@ -91,6 +116,21 @@ int main() {
     bench::report("graph." + c.name + ".static_us", stat, "us");
     bench::report("graph." + c.name + ".static_speedup", eager / stat, "x");
     std::string note;
+    std::vector<bench::graph_peer::HostTensor> host;
+    for (const Tensor& t : c.inputs) {
+      const Tensor contiguous = t.detach().contiguous();
+      const float* data = contiguous.data_ptr<float>();
+      host.push_back({t.sizes().vec(), std::vector<float>(data, data + contiguous.numel())});
+    }
+    const double torch_us =
+        bench::graph_peer::libtorch_us(c.model, host, c.iterations, kRounds, get_num_threads(), &note);
+    if (torch_us > 0) {
+      bench::report("graph." + c.name + ".libtorch_eager_us", torch_us, "us");
+      bench::report("graph." + c.name + ".static_over_libtorch", torch_us / stat, "x");
+    } else {
+      std::printf("graph.%s.libtorch_eager_us - (%s)\n", c.name.c_str(), note.c_str());
+    }
+    note.clear();
     const double ort = onnxruntime_us(g, c.inputs, c.name, c.iterations, &note);
     if (ort > 0) {
       bench::report("graph." + c.name + ".onnxruntime_us", ort, "us");

@@ -58,6 +58,18 @@ class KernelFunction {
 
   void callBoxed(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) const { boxed_fn_(*this, op, ks, stack); }
 
+  // An unboxed call whose arguments are read in place from an array of IValue pointers: no
+  // stack, no copies, no refcount changes for tensor arguments. For callers that resolve a
+  // kernel once and call it many times with arguments held elsewhere (jit's StaticModule).
+  // `results` receives the return value(s) as a boxed call would push them, or nullptr drops
+  // them. Only unboxed kernels have it (has_array_call()); the args must match the schema.
+  using ArrayCallFn = void (*)(const KernelFunction& self, DispatchKeySet ks, const IValue* const* args,
+                               Stack* results);
+  bool has_array_call() const noexcept { return array_fn_ != nullptr; }
+  void callFromArray(DispatchKeySet ks, const IValue* const* args, Stack* results) const {
+    array_fn_(*this, ks, args, results);
+  }
+
   // The kernel that reports "no kernel for this key"; it fills empty table slots so the
   // dispatch fast path never branches on a missing kernel.
   static const KernelFunction& missing();
@@ -76,6 +88,10 @@ class KernelFunction {
   // and replaces them with the outputs.
   template <typename Ret, typename... Args>
   static void boxed_from_unboxed(const KernelFunction& self, const OperatorHandle&, DispatchKeySet ks, Stack* stack);
+
+  template <typename Ret, typename... Args>
+  static void array_from_unboxed(const KernelFunction& self, DispatchKeySet ks, const IValue* const* args,
+                                 Stack* results);
 
   template <auto* fn, typename Ret, typename... Args>
   static Ret direct_trampoline(void*, DispatchKeySet ks, Args... args) {
@@ -104,6 +120,7 @@ class KernelFunction {
   void* functor_ = nullptr;
   void* unboxed_fn_ = nullptr;
   InternalBoxedFn boxed_fn_ = nullptr;
+  ArrayCallFn array_fn_ = nullptr;
   const std::type_info* cpp_signature_ = nullptr;
 };
 
@@ -150,6 +167,23 @@ void KernelFunction::boxed_from_unboxed(const KernelFunction& self, const Operat
   }
 }
 
+template <typename Ret, typename... Args>
+void KernelFunction::array_from_unboxed(const KernelFunction& self, DispatchKeySet ks, const IValue* const* args,
+                                        Stack* results) {
+  using Unboxed = Ret (*)(void*, DispatchKeySet, Args...);
+  auto unboxed = reinterpret_cast<Unboxed>(self.unboxed_fn_);
+  (void)args;  // unread by a kernel without arguments
+  auto invoke = [&]<size_t... I>(std::index_sequence<I...>) -> Ret {
+    return unboxed(self.functor_, ks, detail::ConvertFor<Args>::to(*args[I])...);
+  };
+  if constexpr (std::is_void_v<Ret>) {
+    invoke(std::make_index_sequence<sizeof...(Args)>());
+  } else {
+    Ret result = invoke(std::make_index_sequence<sizeof...(Args)>());
+    if (results != nullptr) detail::push_outputs(std::move(result), results);
+  }
+}
+
 template <auto* fn>
 KernelFunction KernelFunction::makeFromUnboxedFunction() {
   using Traits = detail::FunctionTraits<decltype(fn)>;
@@ -157,6 +191,7 @@ KernelFunction KernelFunction::makeFromUnboxedFunction() {
     KernelFunction k;
     k.unboxed_fn_ = reinterpret_cast<void*>(&direct_trampoline<fn, Ret, Args...>);
     k.boxed_fn_ = &boxed_from_unboxed<Ret, Args...>;
+    k.array_fn_ = &array_from_unboxed<Ret, Args...>;
     k.cpp_signature_ = &typeid(Ret(Args...));
     return k;
   }(static_cast<typename Traits::signature*>(nullptr));
@@ -168,6 +203,7 @@ KernelFunction KernelFunction::makeFromUnboxedRuntimeFunction(Ret (*fn)(Dispatch
   k.functor_ = reinterpret_cast<void*>(fn);
   k.unboxed_fn_ = reinterpret_cast<void*>(&runtime_trampoline_with_keys<Ret, Args...>);
   k.boxed_fn_ = &boxed_from_unboxed<Ret, Args...>;
+  k.array_fn_ = &array_from_unboxed<Ret, Args...>;
   k.cpp_signature_ = &typeid(Ret(Args...));
   return k;
 }
@@ -178,6 +214,7 @@ KernelFunction KernelFunction::makeFromUnboxedRuntimeFunction(Ret (*fn)(Args...)
   k.functor_ = reinterpret_cast<void*>(fn);
   k.unboxed_fn_ = reinterpret_cast<void*>(&runtime_trampoline<Ret, Args...>);
   k.boxed_fn_ = &boxed_from_unboxed<Ret, Args...>;
+  k.array_fn_ = &array_from_unboxed<Ret, Args...>;
   k.cpp_signature_ = &typeid(Ret(Args...));
   return k;
 }

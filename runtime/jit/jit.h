@@ -11,4 +11,5 @@
 #include "jit/static/liveness.h"
 #include "jit/static/memory_planner.h"
 #include "jit/static/static_module.h"
+#include "jit/trace_module.h"
 #include "jit/tracer.h"

@@ -21,7 +21,22 @@ namespace tg::jit {
 // the caller no longer holds it. Views, in-place operators and operators without an out=
 // variant run their functional kernel every time, and what they allocate is theirs.
 // Dispatch is resolved once per node: its kernel is looked up for the backend of its first
-// tensor argument at construction, and run() calls it directly, boxed.
+// tensor argument at construction (so Autograd and ADInplaceOrView are skipped), and planned
+// runs call it directly. See Note [Processed nodes].
+
+// Note [Processed nodes]
+// As PyTorch Static Runtime's ProcessedNode, each plan turns every node into what one call
+// needs and nothing more: the resolved kernel (the out= variant's when the node writes into
+// planned memory), and an array of pointers to its arguments in call order: into the plan's
+// value slots for tensors, into the graph's own IValues for constants (unpacked once, when
+// loading). A planned run then calls KernelFunction::callFromArray, the kernel's unboxed entry
+// instantiated per C++ signature at registration, which reads the arguments in place: no
+// IValue stack, no tensor copies, no refcount traffic. Out= nodes' tensors sit in their slots
+// for the plan's lifetime (the arena views and the output buffers), so their results are
+// dropped, not stored; other nodes' results move into their slots. Only two things are rebuilt
+// per run: Tensor[] arguments (a list is a value of its own) and the graph inputs' slots.
+// Between runs the slots of inputs and of functional results are emptied, so the plan holds
+// no memory the caller handed in or a view made.
 
 struct StaticModule::ResolvedNode {
   std::optional<OperatorHandle> op;
@@ -32,18 +47,33 @@ struct StaticModule::ResolvedNode {
   const KernelFunction* out_kernel = nullptr;
 };
 
+struct StaticModule::ProcessedNode {
+  const OperatorHandle* op = nullptr;  // the overload called: the out variant's when use_out
+  const KernelFunction* kernel = nullptr;
+  DispatchKeySet ks;
+  bool use_out = false;
+  std::vector<const IValue*> args;  // in the called overload's argument order
+  // Tensor[] arguments: the slot rebuilt per run (args points at it) and the values it lists.
+  std::vector<std::pair<IValue*, std::vector<int>>> lists;
+  std::vector<IValue*> outputs;  // the node's output slots, filled from results unless use_out
+};
+
 struct StaticModule::Plan {
   PlanReport report;
   std::vector<ManagedBuffer> managed;
   Device device{DeviceType::CPU};
   DataPtr arena;
-  std::vector<Tensor> buffers;          // per value: the tensor an out= variant writes, if any
   std::vector<bool> is_output_buffer;   // per value
   std::vector<TensorType> types;        // per value, from the profiling run
   std::vector<bool> use_out;            // per node
-  std::vector<Tensor> values;           // scratch for run_planned
-  Stack stack;                          // scratch for run_planned
   int64_t num_out_nodes = 0;
+  // Per value, its slot: arena views, output buffers and constants stay; the rest is emptied
+  // after every run (transient). Never resized once nodes point into it.
+  std::vector<IValue> slots;
+  std::vector<int> transient;
+  std::vector<IValue> list_slots;       // one per Tensor[] argument, rebuilt per run
+  std::vector<ProcessedNode> nodes;
+  Stack results;                        // scratch for functional nodes' results
 };
 
 namespace {
@@ -128,8 +158,8 @@ void StaticModule::check_inputs(const std::vector<Tensor>& inputs) const {
   }
 }
 
-StaticModule::Signature StaticModule::signature_of(const std::vector<Tensor>& inputs) const {
-  Signature sig;
+void StaticModule::signature_of(const std::vector<Tensor>& inputs, Signature& sig) const {
+  sig.clear();
   for (const Tensor& t : inputs) {
     sig.push_back(static_cast<int64_t>(t.scalar_type()));
     sig.push_back(static_cast<int64_t>(t.device().type()) * 256 + t.device().index());
@@ -138,15 +168,14 @@ StaticModule::Signature StaticModule::signature_of(const std::vector<Tensor>& in
     // Strides matter too: a kernel may take another path for a strided input.
     for (int64_t s : t.strides()) sig.push_back(s);
   }
-  return sig;
 }
 
 std::vector<Tensor> StaticModule::run(const std::vector<Tensor>& inputs) {
   check_inputs(inputs);
   NoGradGuard no_grad;
   AutoDispatchBelowAutograd below_autograd;
-  Signature sig = signature_of(inputs);
-  auto it = plans_.find(sig);
+  signature_of(inputs, signature_scratch_);
+  auto it = plans_.find(signature_scratch_);
   if (it != plans_.end()) {
     last_plan_ = it->second.get();
     return run_planned(*it->second, inputs);
@@ -155,7 +184,7 @@ std::vector<Tensor> StaticModule::run(const std::vector<Tensor>& inputs) {
   std::vector<Tensor> outputs = run_functional(inputs, values);
   std::unique_ptr<Plan> plan = make_plan(values);
   last_plan_ = plan.get();
-  plans_.emplace(std::move(sig), std::move(plan));
+  plans_.emplace(signature_scratch_, std::move(plan));
   return outputs;
 }
 
@@ -190,7 +219,7 @@ std::unique_ptr<StaticModule::Plan> StaticModule::make_plan(const std::vector<Te
   auto plan = std::make_unique<Plan>();
   const size_t n = static_cast<size_t>(graph_.num_values());
   plan->device = graph_.inputs().empty() ? Device(DeviceType::CPU) : graph_.type(graph_.inputs()[0]).device;
-  plan->buffers.assign(n, Tensor());
+  plan->slots.assign(n, IValue());
   plan->is_output_buffer.assign(n, false);
   plan->types.resize(n);
   plan->use_out.assign(nodes_.size(), false);
@@ -214,7 +243,7 @@ std::unique_ptr<StaticModule::Plan> StaticModule::make_plan(const std::vector<Te
       const auto i = static_cast<size_t>(v);
       if (aliases_.class_is_output[i]) {
         plan->is_output_buffer[i] = true;
-        plan->buffers[i] = make_empty_tensor(plan->types[i].sizes, plan->types[i].dtype, plan->device);
+        plan->slots[i] = make_empty_tensor(plan->types[i].sizes, plan->types[i].dtype, plan->device);
       } else {
         bytes_of_root[i] = static_cast<int64_t>(values[i].nbytes());
       }
@@ -232,50 +261,99 @@ std::unique_ptr<StaticModule::Plan> StaticModule::make_plan(const std::vector<Te
   for (size_t i = 0; i < managed.size(); ++i) {
     const auto v = static_cast<size_t>(managed[i].root);
     const TensorType& type = plan->types[v];
-    plan->buffers[v] = from_blob(base + plan->report.plan.offsets[i], type.sizes,
-                                 TensorOptions().dtype(type.dtype).device(plan->device));
+    plan->slots[v] = from_blob(base + plan->report.plan.offsets[i], type.sizes,
+                               TensorOptions().dtype(type.dtype).device(plan->device));
   }
+  for (int v : constant_ids_) plan->slots[static_cast<size_t>(v)] = graph_.constant(v);
+  for (size_t v = 0; v < n; ++v) {
+    if (plan->slots[v].isNone()) plan->transient.push_back(static_cast<int>(v));
+  }
+  process_nodes(*plan);
   return plan;
 }
 
-std::vector<Tensor> StaticModule::run_planned(Plan& plan, const std::vector<Tensor>& inputs) {
-  std::vector<Tensor>& values = plan.values;
-  bind_inputs(inputs, values);
-  // An output buffer the caller still holds (or a view of it) cannot be written again.
-  for (size_t v = 0; v < plan.buffers.size(); ++v) {
-    if (plan.is_output_buffer[v] &&
-        (plan.buffers[v].use_count() > 1 || plan.buffers[v].storage().use_count() > 1)) {
-      plan.buffers[v] = make_empty_tensor(plan.types[v].sizes, plan.types[v].dtype, plan.device);
-    }
+void StaticModule::process_nodes(Plan& plan) const {
+  size_t num_lists = 0;
+  for (const Node& node : graph_.nodes()) {
+    for (const NodeArg& arg : node.args) num_lists += arg.kind == NodeArg::Kind::ValueList;
   }
-  Stack& stack = plan.stack;
+  plan.list_slots.assign(num_lists, IValue());  // sized once: nodes point into it
+  size_t next_list = 0;
+  auto pointer_to = [&](const NodeArg& arg, ProcessedNode& pn) -> const IValue* {
+    switch (arg.kind) {
+      case NodeArg::Kind::Value:
+        return &plan.slots[static_cast<size_t>(arg.values[0])];
+      case NodeArg::Kind::ValueList: {
+        IValue* slot = &plan.list_slots[next_list++];
+        pn.lists.emplace_back(slot, arg.values);
+        return slot;
+      }
+      case NodeArg::Kind::Constant:
+        break;
+    }
+    return &arg.constant;
+  };
+  plan.nodes.resize(nodes_.size());
   for (size_t k = 0; k < nodes_.size(); ++k) {
     const Node& node = graph_.nodes()[k];
     const ResolvedNode& rn = nodes_[k];
-    stack.clear();
-    if (plan.use_out[k]) {
+    ProcessedNode& pn = plan.nodes[k];
+    pn.use_out = plan.use_out[k];
+    if (pn.use_out) {
+      pn.op = &rn.out->op;
+      pn.kernel = rn.out_kernel;
+      pn.ks = rn.out_ks;
       for (int source : rn.out->argument_sources) {
-        if (source >= 0) {
-          push_arg(node.args[static_cast<size_t>(source)], values, stack);
-        } else {
-          stack.emplace_back(plan.buffers[static_cast<size_t>(node.outputs[static_cast<size_t>(-source - 1)])]);
-        }
+        pn.args.push_back(source >= 0 ? pointer_to(node.args[static_cast<size_t>(source)], pn)
+                                      : &plan.slots[static_cast<size_t>(node.outputs[static_cast<size_t>(-source - 1)])]);
       }
-      rn.out_kernel->callBoxed(rn.out->op, rn.out_ks, &stack);
-      for (int v : node.outputs) values[static_cast<size_t>(v)] = plan.buffers[static_cast<size_t>(v)];
     } else {
-      for (const NodeArg& arg : node.args) push_arg(arg, values, stack);
-      rn.kernel->callBoxed(*rn.op, rn.ks, &stack);
-      const size_t base = stack.size() - node.outputs.size();
-      for (size_t r = 0; r < node.outputs.size(); ++r) {
-        values[static_cast<size_t>(node.outputs[r])] = std::move(stack[base + r]).toTensor();
-      }
+      pn.op = &*rn.op;
+      pn.kernel = rn.kernel;
+      pn.ks = rn.ks;
+      for (const NodeArg& arg : node.args) pn.args.push_back(pointer_to(arg, pn));
+    }
+    for (int v : node.outputs) pn.outputs.push_back(&plan.slots[static_cast<size_t>(v)]);
+  }
+}
+
+std::vector<Tensor> StaticModule::run_planned(Plan& plan, const std::vector<Tensor>& inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) plan.slots[static_cast<size_t>(graph_.inputs()[i])] = inputs[i];
+  // An output buffer the caller still holds (or a view of it) cannot be written again.
+  for (size_t v = 0; v < plan.slots.size(); ++v) {
+    if (!plan.is_output_buffer[v]) continue;
+    const Tensor& buffer = plan.slots[v].toTensor();
+    if (buffer.use_count() > 1 || buffer.storage().use_count() > 1) {
+      plan.slots[v] = make_empty_tensor(plan.types[v].sizes, plan.types[v].dtype, plan.device);
+    }
+  }
+  Stack& results = plan.results;
+  for (ProcessedNode& pn : plan.nodes) {
+    for (auto& [slot, list] : pn.lists) {
+      std::vector<Tensor> tensors;
+      tensors.reserve(list.size());
+      for (int v : list) tensors.push_back(plan.slots[static_cast<size_t>(v)].toTensor());
+      *slot = IValue(std::move(tensors));
+    }
+    if (pn.kernel->has_array_call()) {
+      pn.kernel->callFromArray(pn.ks, pn.args.data(), pn.use_out ? nullptr : &results);
+    } else {  // a boxed-only kernel: the same arguments through a stack
+      results.clear();
+      for (const IValue* arg : pn.args) results.push_back(*arg);
+      pn.kernel->callBoxed(*pn.op, pn.ks, &results);
+      if (pn.use_out) results.clear();
+    }
+    if (!pn.use_out) {
+      const size_t base = results.size() - pn.outputs.size();
+      for (size_t r = 0; r < pn.outputs.size(); ++r) *pn.outputs[r] = std::move(results[base + r]);
+      results.clear();
     }
   }
   std::vector<Tensor> outputs;
-  for (int v : graph_.outputs()) outputs.push_back(values[static_cast<size_t>(v)]);
-  stack.clear();
-  for (Tensor& t : values) t = Tensor();
+  outputs.reserve(graph_.outputs().size());
+  for (int v : graph_.outputs()) outputs.push_back(plan.slots[static_cast<size_t>(v)].toTensor());
+  for (int v : plan.transient) plan.slots[static_cast<size_t>(v)] = IValue();
+  for (IValue& list : plan.list_slots) list = IValue();
   return outputs;
 }
 

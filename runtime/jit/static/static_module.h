@@ -4,7 +4,9 @@
 // with a new signature runs every node functionally, records each value's shape, and plans;
 // later runs with that signature call the nodes' out= variants into the arena, so they take
 // no memory from the allocator (graph outputs included, when the caller has dropped the
-// previous run's outputs). See Note [Static runtime plans] in static_module.cpp.
+// previous run's outputs). Planned runs call each node's kernel unboxed from pointers into the
+// plan's value slots (KernelFunction::callFromArray), below autograd. See Note [Static runtime
+// plans] and Note [Processed nodes] in static_module.cpp.
 // Threading: run() mutates the plan cache; one thread at a time per StaticModule.
 #pragma once
 
@@ -49,10 +51,12 @@ class StaticModule {
 
  private:
   struct ResolvedNode;
+  struct ProcessedNode;
   struct Plan;
   using Signature = std::vector<int64_t>;
 
-  Signature signature_of(const std::vector<Tensor>& inputs) const;
+  void signature_of(const std::vector<Tensor>& inputs, Signature& sig) const;
+  void process_nodes(Plan& plan) const;
   std::vector<Tensor> run_functional(const std::vector<Tensor>& inputs, std::vector<Tensor>& values);
   std::unique_ptr<Plan> make_plan(const std::vector<Tensor>& values) const;
   std::vector<Tensor> run_planned(Plan& plan, const std::vector<Tensor>& inputs);
@@ -65,6 +69,7 @@ class StaticModule {
   std::vector<ResolvedNode> nodes_;
   std::map<Signature, std::unique_ptr<Plan>> plans_;
   const Plan* last_plan_ = nullptr;
+  Signature signature_scratch_;  // reused by run(), so looking up a plan allocates nothing
 };
 
 }  // namespace tg::jit
