@@ -96,7 +96,7 @@ Tensor repeat_interleave_self_tensor(const Tensor& self, const Tensor& repeats, 
 Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   if (dims.empty()) {
     TG_CHECK_VALUE(shifts.size() == 1, "[roll] without dims, shifts must have one element, got ", shifts);
-    return roll(self.reshape({-1}), shifts, {0}).reshape(self.sizes());
+    return native::roll(self.reshape({-1}), shifts, {0}).reshape(self.sizes());
   }
   TG_CHECK_VALUE(shifts.size() == dims.size(), "[roll] shifts and dimensions must align. shifts: ", shifts.size(),
                  ", dims: ", dims.size());

@@ -56,7 +56,7 @@ std::tuple<Tensor, Tensor> median_dim(const Tensor& self, int64_t dim, bool keep
   const Tensor nan_count = (self != self).sum(std::vector<int64_t>{dim}, /*keepdim=*/true, kLong);
   const Tensor lower = position_like(self, dim, (size - 1) / 2);
   const Tensor position = tg::where(nan_count > 0, size - nan_count, lower);
-  return select_sorted(self, dim, self.dim() == 0 ? position.reshape({}) : position, keepdim);
+  return select_sorted(self, dim, position, keepdim);
 }
 
 Tensor median(const Tensor& self) {

@@ -19,14 +19,14 @@ void float_unary_out(FloatUnaryOp op, const Tensor& self, const Tensor& out) {
 
 void math_binary_out(MathBinaryOp op, const Tensor& self, const Tensor& other, const Tensor& out) {
   const auto run = [&](auto tag) {
-    using T = opmath_t<typename decltype(tag)::type>;
-    cpu::binary_kernel<typename decltype(tag)::type>(out, self, other,
-                                                     [op](T x, T y) { return math::math_binary(op, x, y); });
+    using S = typename decltype(tag)::type;
+    using T = opmath_t<S>;
+    cpu::binary_kernel<S>(out, self, other, [op](T x, T y) { return math::math_binary(op, x, y); });
   };
   if (op == MathBinaryOp::Atan2) {
-    TG_DISPATCH_FLOATING_TYPES(out.scalar_type(), "atan2", [&] { run(std::type_identity<scalar_t>{}); });
+    dispatch_dtype<kFloatingTypes>(out.scalar_type(), "atan2", run);
   } else {
-    TG_DISPATCH_ALL_TYPES(out.scalar_type(), math_binary_name(op), [&] { run(std::type_identity<scalar_t>{}); });
+    dispatch_dtype<kAllTypes>(out.scalar_type(), math_binary_name(op), run);
   }
 }
 
