@@ -84,7 +84,7 @@ def check_derivative_formulas(functions: Sequence[NativeFunction], errors: Error
 # expression evaluated with doubles (templates/ConformanceTests.cpp.j2), so this is the
 # whole of what it needs; anything else a reference calls is refused.
 REFERENCE_FUNCTIONS = frozenset(f"std::{name}" for name in (
-    "abs", "fabs", "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "cbrt", "pow", "hypot",
+    "abs", "fabs", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "cbrt", "pow", "hypot",
     "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
     "atanh", "erf", "erfc", "lgamma", "tgamma", "floor", "ceil", "round", "trunc", "fmod",
     "remainder", "copysign", "min", "max", "fmin", "fmax", "isnan", "isinf", "isfinite",

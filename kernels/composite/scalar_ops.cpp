@@ -40,11 +40,28 @@ TG_SCALAR_OVERLOADS(ge)
 #undef TG_SCALAR_OVERLOADS_WITH_ALPHA
 
 // pow's overloads are named after their argument kinds, so they are written out.
+namespace {
+
+// LibTorch refuses an integral base with a negative integral Scalar exponent (the result is
+// not an integer); a Tensor exponent keeps powi's answer (0, or +-1 for bases +-1), as there.
+void check_integer_power(const char* op, const Tensor& self, const Scalar& exponent) {
+  TG_CHECK_VALUE(!(is_integral_type(self.scalar_type(), /*include_bool=*/true) &&
+                   exponent.is_integral(/*include_bool=*/true) && exponent.toLong() < 0),
+                 "[", op, "] Integers to negative integer powers are not allowed: ", self.scalar_type(),
+                 " tensor to the power ", exponent);
+}
+
+}  // namespace
+
 Tensor pow_tensor_scalar(const Tensor& self, const Scalar& exponent) {
+  check_integer_power("pow", self, exponent);
   return tg::pow(self, wrapped_scalar_tensor(exponent));
 }
 
-Tensor pow_scalar_(const Tensor& self, const Scalar& exponent) { return self.pow_(wrapped_scalar_tensor(exponent)); }
+Tensor pow_scalar_(const Tensor& self, const Scalar& exponent) {
+  check_integer_power("pow_", self, exponent);
+  return self.pow_(wrapped_scalar_tensor(exponent));
+}
 
 Tensor pow_scalar_tensor(const Scalar& self, const Tensor& exponent) {
   return tg::pow(wrapped_scalar_tensor(self), exponent);

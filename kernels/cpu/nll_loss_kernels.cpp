@@ -56,7 +56,9 @@ void native::nll_loss_forward_out_cpu(const Tensor& self, const Tensor& target, 
     }
     if (reduction == Reduction::Mean) sum /= weight_sum;  // 0 / 0 is NaN, as in PyTorch
     if (reduction != Reduction::None) output.data_ptr<scalar_t>()[0] = cpu::convert<scalar_t>(static_cast<T>(sum));
-    total_weight.data_ptr<scalar_t>()[0] = cpu::convert<scalar_t>(static_cast<T>(weight_sum));
+    // LibTorch leaves total_weight 0 for an unreduced batch (2-d self, reduction none).
+    const bool unreduced_batch = reduction == Reduction::None && self.dim() == 2;
+    total_weight.data_ptr<scalar_t>()[0] = cpu::convert<scalar_t>(static_cast<T>(unreduced_batch ? 0.0 : weight_sum));
   });
 }
 

@@ -18,8 +18,9 @@ void native::neg_out_cpu(const Tensor& self, const Tensor& out) {
   });
 }
 
+// No bool, as LibTorch's abs.
 void native::abs_out_cpu(const Tensor& self, const Tensor& out) {
-  TG_DISPATCH_ALL_TYPES(out.scalar_type(), "abs", [&] {
+  TG_DISPATCH_NUMERIC_TYPES(out.scalar_type(), "abs", [&] {
     cpu::unary_kernel<scalar_t>(out, self, [](auto x) { return math::abs(x); });
   });
 }

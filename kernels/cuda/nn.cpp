@@ -122,6 +122,8 @@ void native::nll_loss_forward_out_cuda(const Tensor& self, const Tensor& target,
   cuda::launch_nll_loss(self.scalar_type(), x.data_ptr(), target_t.data_ptr<int64_t>(),
                         static_cast<const double*>(data_or_null(w)), output.data_ptr(), total_weight.data_ptr(),
                         targets.numel(), classes, reduction, ignore_index);
+  // LibTorch leaves total_weight 0 for an unreduced batch (2-d self, reduction none).
+  if (reduction == Reduction::None && self.dim() == 2) total_weight.zero_();
 }
 
 void native::nll_loss_backward_out_cuda(const Tensor& grad_output, const Tensor& self, const Tensor& target,

@@ -104,7 +104,7 @@ const char* unary_name(UnaryOp op) {
 template <typename Body>
 void dispatch_unary(UnaryOp op, ScalarType dtype, Body&& body) {
   switch (op) {
-    case UnaryOp::Abs: return dispatch_device_dtype<kAllTypes>(dtype, "abs", body);
+    case UnaryOp::Abs:  // no bool, as LibTorch's abs
     case UnaryOp::Neg:
     case UnaryOp::Relu: return dispatch_device_dtype<kNumericTypes>(dtype, unary_name(op), body);
     default: return dispatch_device_dtype<kFloatingTypes>(dtype, unary_name(op), body);

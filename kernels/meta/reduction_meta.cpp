@@ -23,7 +23,8 @@ TensorMeta meta::sum_IntList_out(const Tensor& self, OptionalIntArrayRef dim, bo
   const ScalarType self_dtype = self.scalar_type();
   const ScalarType out_dtype =
       dtype.value_or(is_integral_type(self_dtype, /*include_bool=*/true) ? kLong : self_dtype);
-  return TensorMeta{reduced_shape(self.sizes(), mask, keepdim), out_dtype};
+  // With dtype= an out of another dtype is refused, as in LibTorch.
+  return TensorMeta{reduced_shape(self.sizes(), mask, keepdim), out_dtype, /*exact_out_dtype=*/dtype.has_value()};
 }
 
 TensorMeta meta::mean_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
@@ -35,7 +36,8 @@ TensorMeta meta::mean_out(const Tensor& self, OptionalIntArrayRef dim, bool keep
                   "be a floating point dtype, got ", self.scalar_type(), "; pass dtype= to compute in one");
   }
   const DimMask mask = make_dim_mask(dim, self.dim(), "mean");
-  return TensorMeta{reduced_shape(self.sizes(), mask, keepdim), dtype.value_or(self.scalar_type())};
+  return TensorMeta{reduced_shape(self.sizes(), mask, keepdim), dtype.value_or(self.scalar_type()),
+                    /*exact_out_dtype=*/dtype.has_value()};
 }
 
 TensorMeta meta::amax_out(const Tensor& self, IntArrayRef dim, bool keepdim) {

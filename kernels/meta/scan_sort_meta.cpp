@@ -25,3 +25,14 @@ std::array<TensorMeta, 2> meta::topk_values(const Tensor& self, int64_t k, int64
 }
 
 }  // namespace tg
+
+namespace tg {
+
+// (values, indices): self's shape, in self's dtype and int64.
+std::array<TensorMeta, 2> meta::sort_values_stable(const Tensor& self, std::optional<bool> /*stable*/, int64_t dim,
+                                                   bool /*descending*/) {
+  maybe_wrap_dim(dim, self.dim(), "sort");
+  return {TensorMeta{self.sizes(), self.scalar_type()}, TensorMeta{self.sizes(), kLong}};
+}
+
+}  // namespace tg

@@ -47,6 +47,8 @@ Tensor prepare_out(std::string_view op, const Tensor& out, const TensorMeta& met
   TG_CHECK(out.device() == device, "[", op, "] expected out on ", device, ", got out on ", out.device());
   TG_CHECK_TYPE(can_cast(meta.dtype, out.scalar_type()), "[", op, "] result type ", meta.dtype,
                 " can't be cast to the desired output type ", out.scalar_type());
+  TG_CHECK_TYPE(!meta.exact_out_dtype || out.scalar_type() == meta.dtype, "[", op,
+                "] Expected out tensor to have dtype ", meta.dtype, ", but got ", out.scalar_type(), " instead");
   // An out of the right size keeps its strides (a transposed out stays transposed); any other
   // out is resized, as PyTorch does.
   if (out.sizes() != meta.sizes.ref()) resize_output(out, meta.sizes);

@@ -18,6 +18,9 @@ namespace tg {
 struct TensorMeta {
   DimVector sizes;
   ScalarType dtype = ScalarType::Undefined;
+  // An out= tensor must have exactly `dtype` instead of one it can be cast to: set by the
+  // reductions when their dtype= argument is given, as LibTorch's resize_out checks.
+  bool exact_out_dtype = false;
 };
 
 // Whether a value of type `from` may be written into a tensor of type `to` by an in-place or

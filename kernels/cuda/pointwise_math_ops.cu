@@ -1,0 +1,44 @@
+// CUDA kernels of the elementwise math family: one kernel per dtype for the floating unary
+// functions and one for the binary ones, the operator a run-time field (Note [One kernel per
+// family and dtype] in binary_ops.cu). The formulas are the CPU kernels' (pointwise_math.h).
+#include "cuda/elementwise.cuh"
+#include "cuda/pointwise_math_ops.h"
+
+namespace tg::cuda {
+
+namespace {
+
+template <typename T>
+struct FloatUnaryFunctor {
+  FloatUnaryOp op;
+  __device__ T operator()(T x) const { return math::float_unary(op, x); }
+};
+
+template <typename T>
+struct MathBinaryFunctor {
+  MathBinaryOp op;
+  __device__ T operator()(T x, T y) const { return math::math_binary(op, x, y); }
+};
+
+}  // namespace
+
+void launch_float_unary(FloatUnaryOp op, ScalarType dtype, const ElementwiseArgs& args) {
+  dispatch_device_dtype<kFloatingTypes>(dtype, float_unary_name(op), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<T, T>(args, FloatUnaryFunctor<opmath_t<T>>{op});
+  });
+}
+
+void launch_math_binary(MathBinaryOp op, ScalarType dtype, const ElementwiseArgs& args) {
+  const auto body = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<T, T, T>(args, MathBinaryFunctor<opmath_t<T>>{op});
+  };
+  if (op == MathBinaryOp::Atan2) {
+    dispatch_device_dtype<kFloatingTypes>(dtype, "atan2", body);
+  } else {
+    dispatch_device_dtype<kAllTypes>(dtype, math_binary_name(op), body);
+  }
+}
+
+}  // namespace tg::cuda
