@@ -162,34 +162,34 @@ void Module::convert_tensors(const std::function<Tensor(const Tensor&)>& convert
     for (auto& item : *table) {
       Tensor& tensor = item.value();
       if (!tensor.defined()) continue;
-      detail::set_data(tensor, convert(tensor));
-      if (tensor.grad().defined()) detail::set_data(tensor.mutable_grad(), convert(tensor.grad()));
+      // A conversion that changes nothing returns the tensor itself: leave it as it is.
+      Tensor converted = convert(tensor);
+      if (!converted.is_same(tensor)) detail::set_data(tensor, converted);
+      if (!tensor.grad().defined()) continue;
+      Tensor converted_grad = convert(tensor.grad());
+      if (!converted_grad.is_same(tensor.grad())) detail::set_data(tensor.mutable_grad(), converted_grad);
     }
   }
 }
 
-// A tensor's dtype is fixed (See nn/set_data.h): refuse a dtype change before moving anything,
-// so that a refused to() leaves the module as it was.
-void Module::check_dtype_unchanged(ScalarType dtype) const {
-  auto check = [&](const OrderedDict<std::string, Tensor>& tensors) {
-    for (const auto& item : tensors) {
-      const Tensor& t = item.value();
-      TG_CHECK(!t.is_floating_point() || t.dtype() == dtype, "[nn::Module::to] cannot convert '", item.key(), "' of ",
-               name(), " from ", t.dtype(), " to ", dtype,
-               ": a tensor's dtype is fixed in tensorgen (docs/porting.md); make the module's tensors in the dtype ",
-               "wanted instead, e.g. with tg::set_default_dtype before constructing it");
-    }
-  };
-  check(named_parameters());
-  check(named_buffers());
+// Module::to(dtype) converts the floating-point parameters and buffers only, as PyTorch's
+// Module.to: integer buffers (num_batches_tracked, index tables) keep their dtype, and an
+// integral target dtype is refused before anything changes. See docs/porting.md for LibTorch's
+// C++ Module::to, which converts every tensor.
+void Module::check_to_dtype(ScalarType dtype) const {
+  TG_CHECK(is_floating_type(dtype), "[nn::Module::to] expects a floating-point dtype (Float, Double, Half or ",
+           "BFloat16) for ", name(), ", got ", dtype, ": only floating-point parameters and buffers are converted");
 }
 
 void Module::to(Device device, ScalarType dtype, bool) {
-  check_dtype_unchanged(dtype);
-  convert_tensors([&](const Tensor& t) { return t.to(device); });
+  check_to_dtype(dtype);
+  convert_tensors([&](const Tensor& t) { return t.is_floating_point() ? t.to(device, dtype) : t.to(device); });
 }
 
-void Module::to(ScalarType dtype, bool) { check_dtype_unchanged(dtype); }
+void Module::to(ScalarType dtype, bool) {
+  check_to_dtype(dtype);
+  convert_tensors([&](const Tensor& t) { return t.is_floating_point() ? t.to(dtype) : t; });
+}
 
 void Module::to(Device device, bool) {
   convert_tensors([&](const Tensor& t) { return t.to(device); });

@@ -69,10 +69,10 @@ class Module : public std::enable_shared_from_this<Module> {
   void eval() { train(false); }
   virtual bool is_training() const noexcept { return is_training_; }
 
-  // Moves every parameter and buffer in place: the tensors a subclass keeps as members see the
-  // change. A tensor's dtype is fixed in tensorgen, so to(dtype) accepts only the dtype the
-  // floating-point tensors already have (a no-op) and otherwise raises tg::Error, changing
-  // nothing (docs/porting.md).
+  // Moves every parameter and buffer (and their gradients), recursively and in place: the
+  // tensors a subclass keeps as members, and an optimizer made earlier, see the change.
+  // to(dtype) converts the floating-point tensors only (integer buffers keep their dtype) and
+  // refuses an integral dtype with tg::Error before changing anything (docs/porting.md).
   virtual void to(Device device, ScalarType dtype, bool non_blocking = false);
   virtual void to(ScalarType dtype, bool non_blocking = false);
   virtual void to(Device device, bool non_blocking = false);
@@ -142,7 +142,7 @@ class Module : public std::enable_shared_from_this<Module> {
   // Overwrites the contents of every tensor with `convert(tensor)`, keeping its identity.
   void convert_tensors(const std::function<Tensor(const Tensor&)>& convert);
   std::shared_ptr<Module> shared_from_this_checked(const char* op) const;
-  void check_dtype_unchanged(ScalarType dtype) const;
+  void check_to_dtype(ScalarType dtype) const;
 
   mutable std::optional<std::string> name_;
   bool is_training_ = true;

@@ -1,9 +1,8 @@
 // nn::detail::set_data(target, source): makes `target` (every handle to its TensorImpl) hold
-// `source`'s data, shape and device, keeping its autograd identity (requires_grad, grad,
-// hooks). Module::to and Cloneable use it so that the tensors a module keeps as members see
-// the change. A tensor's dtype is fixed in tensorgen's TensorImpl, so a dtype change is a
-// tg::Error; a device change is allowed (LibTorch's set_data allows both; Tensor::set_data,
-// the public form, refuses a device change as well, hence this function of the frontend's own).
+// `source`'s data, dtype, shape and device, keeping its autograd identity (requires_grad, grad,
+// hooks), as LibTorch's Variable::set_data. Module::to and Cloneable use it so that the tensors
+// a module keeps as members (and an optimizer made earlier) see the change. Tensor::set_data,
+// the public form, refuses a device or dtype change; hence this function of the frontend's own.
 #pragma once
 
 #include "core/tensor.h"

@@ -1,5 +1,7 @@
 // tg::nn::Module and its holders: registration and its errors, recursive dotted names,
 // children and modules, train/eval, zero_grad, apply, to(), clone() and printing.
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "ops_test_helpers.h"
@@ -139,24 +141,95 @@ TEST_CASE("nn_module: apply visits every module, parents first, with names") {
   CHECK(pointers == 4);
 }
 
-TEST_CASE("nn_module: to(device) keeps the members' identity; a dtype change is refused, changing nothing") {
+TEST_CASE("nn_module: to(device) keeps the members' identity") {
   Net net;
   const Tensor weight = net->head->weight;
   net->to(tg::Device(tg::kCPU));
   CHECK(net->head->weight.is_same(weight));
   CHECK(net->head->weight.device().is_cpu());
-  net->to(tg::kFloat);  // the dtype it has: nothing to do
-  CHECK(net->head->weight.dtype() == tg::kFloat);
-  CHECK(contains(thrown<tg::Error>([&] { net->to(tg::kDouble); }), "cannot convert 'block.scale' of "));
-  CHECK(contains(thrown<tg::Error>([&] { net->to(tg::Device(tg::kCPU), tg::kDouble); }), "a tensor's dtype is fixed"));
-  CHECK(net->head->weight.dtype() == tg::kFloat);
-  CHECK(net->head->weight.requires_grad());
   // The helper under to() moves data into an existing tensor, keeping its autograd identity.
   const Tensor target = tg::zeros({2}).requires_grad_();
   tg::nn::detail::set_data(target, tg::ones({3}));
   CHECK(elements(target) == Values{1, 1, 1});
   CHECK(target.requires_grad());
   CHECK(target.is_leaf());
+}
+
+namespace {
+// A module with an integer buffer, as BatchNorm's num_batches_tracked.
+struct CountedImpl : nn::Module {
+  CountedImpl() {
+    net = register_module("net", Net());
+    count = register_buffer("count", tg::zeros({1}, tg::kLong));
+  }
+  Tensor forward(const Tensor& x) { return net(x); }
+  Net net{nullptr};
+  Tensor count;
+};
+TG_MODULE(Counted);
+
+double max_abs_difference(const Tensor& a, const Tensor& b) {
+  const Values x = elements(a), y = elements(b);
+  REQUIRE(x.size() == y.size());
+  double most = 0;
+  for (size_t i = 0; i < x.size(); ++i) most = std::max(most, std::abs(x[i] - y[i]));
+  return most;
+}
+}  // namespace
+
+TEST_CASE("nn_module: to(dtype) converts floating-point tensors and gradients in place, recursively") {
+  Counted model;
+  const Tensor x = make({0.5, -1, 2, 1, 0.25, -0.5}, {2, 3});
+  const Tensor out_float = model(x);
+  out_float.sum().backward();  // gradients exist before the conversion: they follow
+  const Tensor weight = model->net->head->weight;
+  const Tensor scale = model->net->block->scale;
+  tg::optim::SGD optimizer(model->parameters(), tg::optim::SGDOptions(0.1));  // made before to()
+
+  model->to(tg::kDouble);
+  for (const auto& item : model->named_parameters()) {
+    CAPTURE(item.key());
+    CHECK(item.value().dtype() == tg::kDouble);
+    CHECK(item.value().requires_grad());
+    CHECK(item.value().is_leaf());
+    REQUIRE(item.value().grad().defined());
+    CHECK(item.value().grad().dtype() == tg::kDouble);
+  }
+  CHECK(model->net->block->running.dtype() == tg::kDouble);
+  CHECK(model->count.dtype() == tg::kLong);  // integer buffers keep their dtype
+  // Same Parameter identity: members and the optimizer see the converted tensors.
+  CHECK(model->net->head->weight.is_same(weight));
+  CHECK(model->net->block->scale.is_same(scale));
+
+  const Tensor out_double = model(x.to(tg::kDouble));
+  CHECK(out_double.dtype() == tg::kDouble);
+  CHECK(max_abs_difference(out_double, out_float) < 1e-6);
+
+  // The optimizer made before the conversion steps the converted parameters.
+  optimizer.zero_grad();
+  out_double.sum().backward();
+  const Tensor grad = weight.grad().clone();
+  CHECK(grad.dtype() == tg::kDouble);
+  const Tensor before = weight.clone();
+  optimizer.step();
+  CHECK(weight.dtype() == tg::kDouble);
+  CHECK(max_abs_difference(weight, before - grad * 0.1) < 1e-12);
+  CHECK(max_abs_difference(weight, before) > 1e-3);
+
+  // And back, through the (device, dtype) form.
+  model->to(tg::Device(tg::kCPU), tg::kFloat);
+  CHECK(weight.dtype() == tg::kFloat);
+  CHECK(model->count.dtype() == tg::kLong);
+  CHECK(model(x).dtype() == tg::kFloat);
+}
+
+TEST_CASE("nn_module: to(dtype) refuses an integral dtype, changing nothing") {
+  Net net;
+  for (const tg::ScalarType dtype : {tg::kLong, tg::kInt, tg::kBool}) {
+    CHECK(contains(thrown<tg::Error>([&] { net->to(dtype); }), "[nn::Module::to] expects a floating-point dtype"));
+    CHECK(contains(thrown<tg::Error>([&] { net->to(tg::Device(tg::kCPU), dtype); }), "NetImpl"));
+  }
+  for (const Tensor& p : net->parameters()) CHECK(p.dtype() == tg::kFloat);
 }
 
 TEST_CASE("nn_module: clone makes a deep copy of a built-in module tree") {
