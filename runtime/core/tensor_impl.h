@@ -61,6 +61,8 @@ class TensorImpl : public RefCounted {
   void set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides);
   void set_storage_offset(int64_t offset) noexcept { storage_offset_ = offset; }
   // Gives this tensor new memory (used by out= when the given out is too small to reuse).
+  // Reinterprets the element type; set_data (nn::Module::to) pairs it with a new storage.
+  void set_dtype(ScalarType dtype) noexcept { dtype_ = dtype; }
   void set_storage(Storage storage) noexcept { storage_ = std::move(storage); }
 
   // The bytes the current shape reaches, from the start of the storage.

@@ -3,22 +3,6 @@
 #include "autograd/autograd_meta.h"
 
 namespace tg::nn::detail {
-namespace {
-
-// TensorImpl has no dtype setter yet: adding one to core/tensor_impl.h is a one-line change,
-// but it recompiles every file of the library, which this change could not afford. Until the
-// lead adds `void TensorImpl::set_dtype(ScalarType)` at merge time, the member is reached
-// through the standard explicit-instantiation rule (access checking does not apply to the
-// names in an explicit instantiation); replace both templates below by a call to set_dtype.
-ScalarType TensorImpl::*dtype_member();
-template <ScalarType TensorImpl::*Member>
-struct DtypeMember {
-  friend ScalarType TensorImpl::*dtype_member() { return Member; }
-};
-template struct DtypeMember<&TensorImpl::dtype_>;
-
-}  // namespace
-
 void set_data(const Tensor& target, const Tensor& source) {
   TensorImpl* impl = target.unsafeGetTensorImpl();
   if (target.dtype() != source.dtype()) {
@@ -31,7 +15,7 @@ void set_data(const Tensor& target, const Tensor& source) {
   }
   const DispatchKey old_backend = backend_key_for(target.device().type());
   impl->set_storage(source.storage());
-  impl->*dtype_member() = source.dtype();
+  impl->set_dtype(source.dtype());
   impl->set_sizes_and_strides(source.sizes(), source.strides());
   impl->set_storage_offset(source.storage_offset());
   impl->remove_key(old_backend);
