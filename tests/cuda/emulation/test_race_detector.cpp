@@ -80,7 +80,8 @@ std::string last_error_text() {
 struct DeviceInts {
   explicit DeviceInts(size_t n) : size(n) {
     REQUIRE(cudaMalloc(reinterpret_cast<void**>(&data), n * sizeof(int)) == cudaSuccess);
-    REQUIRE(cudaMemset(data, 0, n * sizeof(int)) == cudaSuccess);
+    const std::vector<int> zeros(n, 0);
+    REQUIRE(cudaMemcpy(data, zeros.data(), n * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess);
   }
   ~DeviceInts() { (void)cudaFree(data); }
   std::vector<int> host() const {
@@ -138,7 +139,8 @@ TEST_CASE("lanes of a warp need a warp primitive between a write and another lan
   const std::string text = last_error_text();
   INFO(text);
   CHECK(text.find("warp_exchange") != std::string::npos);
-  CHECK(text.find("thread (0,0,0) reads it and thread (1,0,0) wrote it") != std::string::npos);
+  // Lane 0 runs first (nothing stops it) and reads slot 1 before lane 1 writes it.
+  CHECK(text.find("thread (1,0,0) writes it and thread (0,0,0) read it") != std::string::npos);
 }
 
 TEST_CASE("atomics and barrier-separated rounds on shared memory are not races") {
