@@ -42,6 +42,15 @@ struct Cell {
   Access read[2];
 };
 
+// What every instrumented access reads first: trivially constructed and initial-exec, so that
+// an access outside a kernel thread or outside shared memory costs a few loads (tensorgen's
+// library is loaded with the program, never by dlopen, so its TLS is static).
+struct FastState {
+  int thread;  // linear index of the running kernel thread, -1 outside one
+  uintptr_t dynamic_lo, dynamic_hi, tls_lo, tls_hi;
+};
+thread_local FastState fast __attribute__((tls_model("initial-exec"))) = {-1, 0, 0, 0, 0};
+
 struct RaceState {
   int thread = -1;  // linear index of the running kernel thread, -1 outside one
   dim3 block_dim{1, 1, 1};
@@ -105,11 +114,11 @@ void report(RaceState& s, uintptr_t address, bool write, const Access& other, bo
 }
 
 void on_access(const void* pointer, size_t size, bool write) {
-  RaceState& s = state;
-  if (s.thread < 0) return;
+  const FastState& f = fast;
+  if (f.thread < 0) return;
   const auto address = reinterpret_cast<uintptr_t>(pointer);
-  const bool dynamic = address >= s.dynamic_lo && address < s.dynamic_hi;
-  if (!dynamic && !(address >= s.tls_lo && address < s.tls_hi)) return;
+  if (!(address >= f.dynamic_lo && address < f.dynamic_hi) && !(address >= f.tls_lo && address < f.tls_hi)) return;
+  RaceState& s = state;
   checked.fetch_add(1, std::memory_order_relaxed);
   const Access self{s.thread, s.epoch, s.warp_epochs[static_cast<size_t>(s.thread / 32)]};
   for (uintptr_t byte = address; byte < address + size; ++byte) {
@@ -154,14 +163,19 @@ void race_begin_block(dim3 block_dim, const void* dynamic_shared, size_t dynamic
   s.cells.clear();
   s.report.clear();
   s.thread = -1;
+  fast = FastState{-1, s.dynamic_lo, s.dynamic_hi, s.tls_lo, s.tls_hi};
 }
 
 void race_end_block() {
   state.thread = -1;
+  fast.thread = -1;
   state.cells.clear();
 }
 
-void race_set_thread(int linear) { state.thread = race_check_enabled() ? linear : -1; }
+void race_set_thread(int linear) {
+  state.thread = race_check_enabled() ? linear : -1;
+  fast.thread = state.thread;
+}
 
 void race_barrier() { ++state.epoch; }
 
