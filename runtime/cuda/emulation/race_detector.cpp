@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <unordered_map>
 #include <vector>
 
 // Note [Shared-memory races]
@@ -38,6 +37,7 @@ struct Access {
 };
 
 struct Cell {
+  uint64_t block = 0;  // the block run the entries belong to; older entries count as empty
   Access write;
   Access read[2];
 };
@@ -59,7 +59,10 @@ struct RaceState {
   uintptr_t dynamic_lo = 0, dynamic_hi = 0;
   uintptr_t tls_lo = 0, tls_hi = 0;
   bool tls_known = false;
-  std::unordered_map<uintptr_t, Cell> cells;
+  // One cell per byte of shared memory: the TLS range first, then the dynamic range. Cells
+  // of an earlier block are recognised by `block`, so nothing is cleared between blocks.
+  std::vector<Cell> cells;
+  uint64_t block = 0;
   std::string report;
 };
 
@@ -122,7 +125,12 @@ void on_access(const void* pointer, size_t size, bool write) {
   checked.fetch_add(1, std::memory_order_relaxed);
   const Access self{s.thread, s.epoch, s.warp_epochs[static_cast<size_t>(s.thread / 32)]};
   for (uintptr_t byte = address; byte < address + size; ++byte) {
-    Cell& cell = s.cells[byte];
+    const bool in_dynamic = byte >= f.dynamic_lo && byte < f.dynamic_hi;
+    if (!in_dynamic && !(byte >= f.tls_lo && byte < f.tls_hi)) continue;
+    const size_t index = in_dynamic ? static_cast<size_t>(f.tls_hi - f.tls_lo + (byte - f.dynamic_lo))
+                                    : static_cast<size_t>(byte - f.tls_lo);
+    Cell& cell = s.cells[index];
+    if (cell.block != s.block) cell = Cell{s.block, {}, {}};
     if (!ordered(s, cell.write)) report(s, byte, write, cell.write, true);
     if (write) {
       for (const Access& r : cell.read) {
@@ -160,7 +168,9 @@ void race_begin_block(dim3 block_dim, const void* dynamic_shared, size_t dynamic
   s.warp_epochs.assign((block_dim.x * block_dim.y * block_dim.z + 31) / 32, 0);
   s.dynamic_lo = reinterpret_cast<uintptr_t>(dynamic_shared);
   s.dynamic_hi = s.dynamic_lo + (dynamic_shared == nullptr ? 0 : dynamic_bytes);
-  s.cells.clear();
+  const size_t needed = static_cast<size_t>(s.tls_hi - s.tls_lo + (s.dynamic_hi - s.dynamic_lo));
+  if (s.cells.size() < needed) s.cells.resize(needed);
+  ++s.block;
   s.report.clear();
   s.thread = -1;
   fast = FastState{-1, s.dynamic_lo, s.dynamic_hi, s.tls_lo, s.tls_hi};
@@ -169,7 +179,6 @@ void race_begin_block(dim3 block_dim, const void* dynamic_shared, size_t dynamic
 void race_end_block() {
   state.thread = -1;
   fast.thread = -1;
-  state.cells.clear();
 }
 
 void race_set_thread(int linear) {
