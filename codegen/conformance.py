@@ -89,6 +89,8 @@ class OpPlan:
     dtypes: tuple[str, ...]
     values_uninitialized: bool
     checks: tuple[CheckPlan, ...]
+    random: bool = False         # tagged nondeterministic_seeded: its values come from a generator
+    device_check: bool = True    # not `device_check: NoCheck`: tensors on two devices are an error
     output_mask: tuple[bool, ...] = ()  # which returns are differentiable; empty: all
 
     @property
@@ -522,7 +524,8 @@ def plan_overload(f: NativeFunction, order: int, registry: Registry,
         reference_locals=reference_locals, reference_strings=reference_strings, tolerances=tolerances,
         dtypes=tuple(DTYPE_ENUMS[d] for d in (hints.dtypes or ())) if hints is not None else (),
         values_uninitialized=hints is not None and hints.compare == "metadata",
-        checks=checks, output_mask=tuple(output_mask))
+        checks=checks, output_mask=tuple(output_mask),
+        random="nondeterministic_seeded" in f.tags, device_check=f.device_check != "NoCheck")
 
 
 def plans(registry: Registry, autograd_names: set[str]) -> list[OpPlan]:

@@ -11,11 +11,15 @@ Tensor index_on_cpu(const Tensor& index) {
   return cpu::contiguous_as(index.is_cpu() ? index : index.to(Device(kCPU)), kLong);
 }
 
-Tensor check_index(const char* op, const Tensor& index, int64_t size) {
+void check_index_kind(const char* op, const Tensor& index) {
   TG_CHECK_TYPE(index.scalar_type() == kLong || index.scalar_type() == kInt, "[", op, "] expected index of dtype ",
                 "int64 or int32, got ", index.scalar_type());
   TG_CHECK_VALUE(index.dim() <= 1, "[", op, "] index must be a vector or a scalar, got a tensor of shape ",
                  index.sizes());
+}
+
+Tensor check_index(const char* op, const Tensor& index, int64_t size) {
+  check_index_kind(op, index);
   Tensor index_t = index_on_cpu(index);
   const int64_t* data = index_t.data_ptr<int64_t>();
   for (int64_t k = 0; k < index_t.numel(); ++k) {

@@ -16,6 +16,9 @@ Tensor index_on_cpu(const Tensor& index);
 
 // index_select / index_add: an int64 or int32 index of at most one dim, each value in [0, size).
 Tensor check_index(const char* op, const Tensor& index, int64_t size);
+// The part of check_index that does not read the values: dtype and dims (the CUDA kernels
+// check the values on the device: Note [Index checks on the device] in docs/cuda.md).
+void check_index_kind(const char* op, const Tensor& index);
 
 // index_select: self's shape with dim (wrapped) resized to the number of indices (a 0-dim
 // self takes exactly one index).

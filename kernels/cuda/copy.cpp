@@ -9,6 +9,7 @@
 #include "cuda/cuda_event.h"
 #include "cuda/cuda_guard.h"
 #include "cuda/elementwise_host.h"
+#include "cuda/index_check.h"
 #include "cuda/pinned_allocator.h"
 #include "cuda/pointwise_ops.h"
 #include "shape_utils.h"
@@ -109,6 +110,9 @@ void copy_device_to_host(const Tensor& dst, const Tensor& src, bool non_blocking
     return;
   }
   stream.synchronize();
+  // The host has waited for the device: an index a kernel found out of bounds is reported here
+  // at the latest (Note [Index checks on the device]).
+  cuda::check_index_errors(src.device().index());
   if (!direct) dst.copy_(target);
 }
 

@@ -7,7 +7,9 @@
 #include <type_traits>
 
 #include "cuda/atomic_add.cuh"
+#include "cuda/cuda_device.h"
 #include "cuda/elementwise.cuh"
+#include "cuda/index_check.cuh"
 #include "cuda/index_ops.h"
 #include "cuda/launch.cuh"
 
@@ -28,33 +30,39 @@ void dispatch_element_size(size_t size, Body&& body) {
 }
 
 template <typename U>
-__global__ void index_select_kernel(const U* in, U* out, const int64_t* index, DimBlocks b, int64_t count) {
+__global__ void index_select_kernel(const U* in, U* out, const int64_t* index, DimBlocks b, int64_t count,
+                                    IndexErrorRecord* errors) {
   const int64_t total = b.outer * count * b.inner;
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += step) {
     const int64_t i = e % b.inner, k = (e / b.inner) % count, o = e / (b.inner * count);
+    if (!index_in_bounds(errors, IndexedOp::kIndexSelect, index[k], b.size)) continue;
     out[e] = in[(o * b.size + index[k]) * b.inner + i];
   }
 }
 
 template <typename S>
 __global__ void index_add_kernel(S* out, const S* source, const int64_t* index, DimBlocks b, int64_t count,
-                                 opmath_t<S> alpha) {
+                                 opmath_t<S> alpha, IndexErrorRecord* errors) {
   const int64_t total = b.outer * count * b.inner;
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += step) {
     const int64_t i = e % b.inner, k = (e / b.inner) % count, o = e / (b.inner * count);
+    if (!index_in_bounds(errors, IndexedOp::kIndexAdd, index[k], b.size)) continue;
     atomic_add(out + (o * b.size + index[k]) * b.inner + i, math::mul(alpha, convert<opmath_t<S>>(source[e])));
   }
 }
 
-// Offsets (in elements) of position p in the indexed tensor and in the other one.
+// Offsets (in elements) of position p in the indexed tensor and in the other one; `valid` is
+// false when index[p] is out of bounds (recorded in `errors`).
 struct GatherOffsets {
   int64_t indexed, other;
+  bool valid;
 };
 
-__device__ inline GatherOffsets gather_offsets(const GatherArgs& a, const int64_t* index, int64_t p) {
-  GatherOffsets offsets{0, 0};
+__device__ inline GatherOffsets gather_offsets(const GatherArgs& a, const int64_t* index, int64_t p, IndexedOp op,
+                                               IndexErrorRecord* errors) {
+  GatherOffsets offsets{0, 0, index_in_bounds(errors, op, index[p], a.bound, a.dim)};
   int64_t rest = p;
   for (int d = a.ndim - 1; d >= 0; --d) {
     const int64_t position = rest % a.sizes[d];
@@ -66,19 +74,22 @@ __device__ inline GatherOffsets gather_offsets(const GatherArgs& a, const int64_
 }
 
 template <typename U>
-__global__ void gather_kernel(const U* self, U* out, const int64_t* index, GatherArgs a) {
+__global__ void gather_kernel(const U* self, U* out, const int64_t* index, GatherArgs a, IndexErrorRecord* errors) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t p = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; p < a.numel; p += step) {
-    const GatherOffsets offsets = gather_offsets(a, index, p);
+    const GatherOffsets offsets = gather_offsets(a, index, p, IndexedOp::kGather, errors);
+    if (!offsets.valid) continue;
     out[offsets.other] = self[offsets.indexed];
   }
 }
 
 template <typename S>
-__global__ void scatter_add_kernel(S* out, const S* src, const int64_t* index, GatherArgs a) {
+__global__ void scatter_add_kernel(S* out, const S* src, const int64_t* index, GatherArgs a,
+                                   IndexErrorRecord* errors) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t p = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; p < a.numel; p += step) {
-    const GatherOffsets offsets = gather_offsets(a, index, p);
+    const GatherOffsets offsets = gather_offsets(a, index, p, IndexedOp::kScatterAdd, errors);
+    if (!offsets.valid) continue;
     atomic_add(out + offsets.indexed, convert<opmath_t<S>>(src[offsets.other]));
   }
 }
@@ -103,7 +114,8 @@ void launch_index_select(size_t element_size, const void* in, void* out, const i
   dispatch_element_size(element_size, [&](auto tag) {
     using U = typename decltype(tag)::type;
     launch_kernel(index_select_kernel<U>, elementwise_grid(total), kElementwiseBlock, 0, getCurrentCUDAStream(),
-                  static_cast<const U*>(in), static_cast<U*>(out), index, in_blocks, count);
+                  static_cast<const U*>(in), static_cast<U*>(out), index, in_blocks, count,
+                  index_error_record(current_device()));
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
@@ -116,7 +128,7 @@ void launch_index_add(ScalarType dtype, void* out, const void* source, const int
     if (total == 0) return;
     const LaunchShape shape = atomic_sum_shape(total, !std::is_integral_v<S>);
     launch_kernel(index_add_kernel<S>, shape.grid, shape.block, 0, getCurrentCUDAStream(), static_cast<S*>(out), static_cast<const S*>(source), index, out_blocks, count,
-                  scalar_as<opmath_t<S>>(alpha));
+                  scalar_as<opmath_t<S>>(alpha), index_error_record(current_device()));
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
@@ -126,7 +138,7 @@ void launch_gather(size_t element_size, const void* self, void* out, const int64
   dispatch_element_size(element_size, [&](auto tag) {
     using U = typename decltype(tag)::type;
     launch_kernel(gather_kernel<U>, elementwise_grid(args.numel), kElementwiseBlock, 0, getCurrentCUDAStream(),
-                  static_cast<const U*>(self), static_cast<U*>(out), index, args);
+                  static_cast<const U*>(self), static_cast<U*>(out), index, args, index_error_record(current_device()));
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
@@ -136,7 +148,8 @@ void launch_scatter_add(ScalarType dtype, void* out, const void* src, const int6
     using S = typename decltype(tag)::type;
     if (args.numel == 0) return;
     const LaunchShape shape = atomic_sum_shape(args.numel, !std::is_integral_v<S>);
-    launch_kernel(scatter_add_kernel<S>, shape.grid, shape.block, 0, getCurrentCUDAStream(), static_cast<S*>(out), static_cast<const S*>(src), index, args);
+    launch_kernel(scatter_add_kernel<S>, shape.grid, shape.block, 0, getCurrentCUDAStream(), static_cast<S*>(out), static_cast<const S*>(src), index, args,
+                  index_error_record(current_device()));
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }

@@ -1,7 +1,7 @@
 // Launchers of the CUDA indexing kernels (index_ops.cu): index_select, index_add, gather,
 // scatter_add, tril and triu. Tensors are contiguous device memory unless strides are given
-// (in elements); indices are int64 device memory already checked against their bounds by the
-// host (index_rules.h). Kernels that only move elements take the element size and serve every
+// (in elements); indices are int64 device memory, checked against their bounds by the kernels
+// (index_check.h: an index out of bounds is skipped and reported to the host later). Kernels that only move elements take the element size and serve every
 // dtype; the adding ones take the dtype and raise the CPU kernel's NotImplementedError outside
 // its set. Each launch runs on the current stream.
 #pragma once
@@ -23,6 +23,7 @@ struct GatherArgs {
   int ndim = 0;
   int dim = 0;
   int64_t numel = 0;
+  int64_t bound = 0;                            // index values lie in [0, bound)
   int64_t sizes[kMaxIndexDims] = {};            // index's shape, outermost first
   int64_t indexed_strides[kMaxIndexDims] = {};  // gather: self; scatter_add: out (0 on a 0-dim tensor)
   int64_t other_strides[kMaxIndexDims] = {};    // scatter_add: src; gather: out's (contiguous)

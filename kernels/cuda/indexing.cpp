@@ -1,11 +1,13 @@
 // The native:: CUDA kernels of the indexing and shape operators (schemas/indexing.yaml,
 // shape.yaml): index_select, index_add, gather, scatter_add, masked_fill_, cat, tril and triu.
-// Arguments are checked by the CPU kernels' rules (index_rules.h, nn_rules.h); index values
-// are checked on a CPU copy of the index, which then goes to the device.
+// Arguments are checked by the CPU kernels' rules (index_rules.h, nn_rules.h); index values by
+// the kernels themselves, reported before and after each launch without waiting for the
+// device (Note [Index checks on the device] in docs/cuda.md).
 #include "NativeFunctions.h"
 #include "core/wrap_dim.h"
 #include "cuda/cuda_guard.h"
 #include "cuda/elementwise_host.h"
+#include "cuda/index_check.h"
 #include "cuda/index_ops.h"
 #include "cuda/pointwise_ops.h"
 #include "index_rules.h"
@@ -26,6 +28,7 @@ cuda::GatherArgs gather_args(const char* op, const Tensor& index, int64_t dim, c
            " dims, got an index of shape ", index.sizes());
   args.dim = static_cast<int>(dim);
   args.numel = index.numel();
+  args.bound = indexed.dim() == 0 ? 1 : indexed.size(dim);
   for (int d = 0; d < args.ndim; ++d) {
     args.sizes[d] = index.dim() == 0 ? 1 : index.size(d);
     args.indexed_strides[d] = indexed.dim() == 0 ? 0 : indexed.stride(d);
@@ -47,13 +50,16 @@ void triangle_out(bool lower, const Tensor& self, int64_t diagonal, const Tensor
 Tensor native::index_select_cuda(const Tensor& self, int64_t dim, const Tensor& index) {
   dim = maybe_wrap_dim(dim, self.dim(), "index_select");
   const DimVector sizes = index_select_sizes(self, dim, index);
-  const Tensor index_cpu = check_index("index_select", index, self.dim() == 0 ? 1 : self.size(dim));
+  check_index_kind("index_select", index);
+  cuda::check_index_errors();
   Tensor out = make_empty_tensor(sizes, self.scalar_type(), self.device());
   if (out.numel() == 0) return out;
   const Tensor input = cuda::contiguous_as(self, self.scalar_type());
-  const Tensor index_t = cuda::int64_on(index_cpu, self.device());
+  const Tensor index_t = cuda::int64_on(index, self.device());
+  const DimBlocks blocks = blocks_around(input.sizes(), dim);
   cuda::launch_index_select(static_cast<size_t>(input.element_size()), input.data_ptr(), out.data_ptr(),
-                            index_t.data_ptr<int64_t>(), blocks_around(input.sizes(), dim), index_cpu.numel());
+                            index_t.data_ptr<int64_t>(), blocks, index_t.numel());
+  cuda::check_index_errors();
   return out;
 }
 
@@ -69,32 +75,36 @@ void native::index_add_out_cuda(const Tensor& self, int64_t dim, const Tensor& i
                                 const Scalar& alpha, const Tensor& out) {
   dim = maybe_wrap_dim(dim, self.dim(), "index_add");
   const DimBlocks blocks = blocks_around(out.sizes(), dim);
-  const Tensor index_cpu = check_index("index_add", index, blocks.size);
+  check_index_kind("index_add", index);
+  cuda::check_index_errors();
   if (!out.is_same(self)) out.copy_(self);
   const Tensor source_t = cuda::contiguous_as(source, out.scalar_type());
-  const Tensor index_t = cuda::int64_on(index_cpu, out.device());
+  const Tensor index_t = cuda::int64_on(index, out.device());
   cuda::launch_index_add(out.scalar_type(), out.data_ptr(), source_t.data_ptr(), index_t.data_ptr<int64_t>(), blocks,
-                         index_cpu.numel(), cuda::scalar_value(alpha));
+                         index_t.numel(), cuda::scalar_value(alpha));
+  cuda::check_index_errors();
 }
 
 void native::gather_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/,
                              const Tensor& out) {
   dim = maybe_wrap_dim(dim, self.dim(), "gather");
-  const Tensor index_cpu = check_gather_index("gather", index, dim, self.dim() == 0 ? 1 : self.size(dim));
-  const Tensor index_t = cuda::int64_on(index_cpu, out.device());
+  cuda::check_index_errors();
+  const Tensor index_t = cuda::int64_on(index, out.device());
   cuda::launch_gather(static_cast<size_t>(out.element_size()), self.data_ptr(), out.data_ptr(),
                       index_t.data_ptr<int64_t>(), gather_args("gather", index, dim, self, out));
+  cuda::check_index_errors();
 }
 
 void native::scatter_add_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                                   const Tensor& out) {
   dim = maybe_wrap_dim(dim, self.dim(), "scatter_add");
   if (!out.is_same(self)) out.copy_(self);
-  const Tensor index_cpu = check_gather_index("scatter_add", index, dim, out.dim() == 0 ? 1 : out.size(dim));
-  const Tensor index_t = cuda::int64_on(index_cpu, out.device());
+  cuda::check_index_errors();
+  const Tensor index_t = cuda::int64_on(index, out.device());
   const Tensor src_t = src.scalar_type() == out.scalar_type() ? src : src.to(out.scalar_type());
   cuda::launch_scatter_add(out.scalar_type(), out.data_ptr(), src_t.data_ptr(), index_t.data_ptr<int64_t>(),
                            gather_args("scatter_add", index, dim, out, src_t));
+  cuda::check_index_errors();
 }
 
 Tensor native::masked_fill_cuda_(const Tensor& self, const Tensor& mask, const Scalar& value) {

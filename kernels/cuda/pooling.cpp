@@ -3,6 +3,7 @@
 // are the CPU kernels' (pooling_shape.h, nn_rules.h, index_rules.h).
 #include "NativeFunctions.h"
 #include "cuda/elementwise_host.h"
+#include "cuda/index_check.h"
 #include "cuda/nn_ops.h"
 #include "cuda/pooling_ops.h"
 #include "index_rules.h"
@@ -34,11 +35,14 @@ void native::max_pool2d_with_indices_backward_out_cuda(const Tensor& grad_output
   const Pool2dShape s =
       pool2d_shape("max_pool2d_backward", self.sizes(), kernel_size, stride, padding, dilation, ceil_mode, true);
   const ScalarType dtype = grad_input.scalar_type();
-  const Tensor index = cuda::int64_on(check_max_pool_indices(indices, s.height, s.width), grad_input.device());
+  // The indices' values are checked by the kernel (Note [Index checks on the device]).
+  cuda::check_index_errors();
+  const Tensor index = cuda::int64_on(indices, grad_input.device());
   Tensor sums = make_empty_tensor(grad_input.sizes(), cuda::acc_dtype(dtype), grad_input.device());
   sums.fill_(0);
   const Tensor grad = cuda::contiguous_as(grad_output, dtype);
   cuda::launch_max_pool2d_backward(dtype, grad.data_ptr(), index.data_ptr<int64_t>(), sums.data_ptr(), s);
+  cuda::check_index_errors();
   grad_input.copy_(sums);
 }
 

@@ -6,7 +6,9 @@
 // can point anywhere in the plane, so it scatters with atomicAdd into a float (double) buffer.
 #include <cstdint>
 
+#include "cuda/cuda_device.h"
 #include "cuda/elementwise.cuh"
+#include "cuda/index_check.cuh"
 #include "cuda/launch.cuh"
 #include "cuda/pooling_ops.h"
 #include "pooling_window.h"
@@ -38,9 +40,11 @@ __global__ void max_pool2d_kernel(const T* in, T* out, int64_t* indices, Pool2dS
 }
 
 template <typename T>
-__global__ void max_pool2d_backward_kernel(const T* grad, const int64_t* indices, acc_t<T>* sums, Pool2dShape s) {
+__global__ void max_pool2d_backward_kernel(const T* grad, const int64_t* indices, acc_t<T>* sums, Pool2dShape s,
+                                           IndexErrorRecord* errors) {
   const int64_t out_plane = s.out_height * s.out_width;
   TG_GRID_STRIDE_LOOP(e, s.planes * out_plane) {
+    if (!index_in_bounds(errors, IndexedOp::kMaxPool2dBackward, indices[e], s.height * s.width, s.width)) continue;
     atomicAdd(sums + (e / out_plane) * s.height * s.width + indices[e], convert<acc_t<T>>(grad[e]));
   }
 }
@@ -161,7 +165,8 @@ void launch_max_pool2d_backward(ScalarType dtype, const void* grad, const int64_
                   [&](auto tag, unsigned, cudaStream_t stream) {
                     using T = typename decltype(tag)::type;
                     launch_kernel(max_pool2d_backward_kernel<T>, shape.grid, shape.block, 0, stream,
-                                  static_cast<const T*>(grad), indices, static_cast<acc_t<T>*>(sums), s);
+                                  static_cast<const T*>(grad), indices, static_cast<acc_t<T>*>(sums), s,
+                                  index_error_record(current_device()));
                   });
 }
 

@@ -114,6 +114,8 @@ struct OpSpec {
   std::vector<Tolerance> tolerances;    // overrides of the per-dtype defaults
   std::vector<ScalarType> dtypes;       // `dtypes:`: the dtypes numeric checks run in
   bool values_uninitialized = false;    // `compare: metadata` (empty and friends)
+  bool random = false;                  // tagged nondeterministic_seeded: draws from a generator
+  bool device_check = true;             // false for `device_check: NoCheck` (copy_, to, expand_as)
   std::vector<bool> differentiable_outputs;  // per return (output_differentiability); empty: all
 
   // The operator as the dispatcher knows it ("tg::add.Tensor").

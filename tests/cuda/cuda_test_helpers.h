@@ -75,14 +75,17 @@ inline tg::Tensor sample(tg::IntArrayRef sizes, tg::ScalarType dtype) {
   return tg::clamp(x * 3.0, -5.0, 5.0).to(dtype);
 }
 
-// Runs f on the CPU inputs and on their CUDA copies (CPU scalars stay) and compares, with the
-// dtype's tolerance unless one is given; when the CPU throws, CUDA must throw the same kind of
-// error.
+// Runs f on the CPU inputs and on their CUDA copies and compares, with the dtype's tolerance
+// unless one is given; when the CPU throws, CUDA must throw the same kind of error. 0-dim CPU
+// inputs stay on the CPU beside CUDA tensors with dims (they are scalars there, as in
+// LibTorch); when every input is 0-dim they all go to the GPU, so that the operator runs there.
 inline void compare(const std::string& what, const std::vector<tg::Tensor>& inputs,
                     const std::function<tg::Tensor(const std::vector<tg::Tensor>&)>& f,
                     std::optional<Tolerance> tolerance = std::nullopt) {
+  bool any_with_dims = false;
+  for (const tg::Tensor& t : inputs) any_with_dims = any_with_dims || t.dim() > 0;
   std::vector<tg::Tensor> gpu_inputs;
-  for (const tg::Tensor& t : inputs) gpu_inputs.push_back(t.dim() == 0 && t.is_cpu() ? t : on_gpu(t));
+  for (const tg::Tensor& t : inputs) gpu_inputs.push_back(t.dim() == 0 && t.is_cpu() && any_with_dims ? t : on_gpu(t));
   tg::Tensor expected;
   try {
     expected = f(inputs);

@@ -18,6 +18,7 @@
 #include "cuda/emulation/fiber.h"
 #include "cuda/emulation/launch.h"
 #include "cuda/emulation/device_state.h"
+#include "cuda/emulation/race_detector.h"
 
 // Note [Emulated blocks]
 // A block's threads are fibers run by a scheduler on the launching host thread. A thread runs
@@ -163,8 +164,11 @@ std::string run_block(BlockRun& block) {
       }
       block.current = i;
       current_coordinates = &t.coordinates;
+      race_set_thread(i);
       fiber_switch(block.scheduler, t.fiber);
+      race_set_thread(-1);
       block.current = -1;
+      if (block.error.empty() && !race_report().empty()) block.error = race_report();
       if (t.state == State::kDone) {
         stack_pool.give_back(t.stack);
         t.stack = nullptr;
@@ -246,7 +250,9 @@ void run_grid(const LaunchConfig& config, void (*thread_body)(void*), void* cont
         for (Warp& w : block.warps) w = Warp{};
         block.at_barrier = 0;
         block.done = 0;
+        race_begin_block(b, block.shared.empty() ? nullptr : block.shared.data(), block.shared.size());
         std::string error = run_block(block);
+        race_end_block();
         if (!error.empty()) {
           current_block = nullptr;
           current_coordinates = nullptr;
@@ -269,6 +275,7 @@ void block_barrier() {
   if (++block.at_barrier == static_cast<int>(block.threads.size())) {
     // The last thread to arrive opens the barrier and goes on.
     block.at_barrier = 0;
+    race_barrier();
     for (Thread& t : block.threads) t.state = State::kReady;
     self.state = State::kReady;
     return;
@@ -359,6 +366,7 @@ uint64_t warp_exchange(WarpOp op, unsigned int mask, uint64_t value, int arg, in
   self.state = State::kAtWarp;
   if (warp.arrived == mask) {
     complete_warp(warp, warp_index, block);
+    race_warp_sync(warp_index, mask);
     warp.arrived = 0;
     for (int l = 0; l < kWarp; ++l) {
       if (mask >> l & 1u) block.threads[static_cast<size_t>(warp_index * kWarp + l)].state = State::kReady;

@@ -96,6 +96,7 @@ inline void __syncwarp(unsigned int mask = 0xffffffffu) {
 }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline unsigned int __activemask() { return ::tg::cuda::emu::active_mask(); }
 
 template <typename T>

@@ -1,5 +1,6 @@
-// The CUDA backend on the emulated device: operators launch real kernels there, and the fused
-// optimizer steps never make the host wait (Note [No host reads in optimizer steps]).
+// The CUDA backend on the emulated device: operators launch real kernels there, the fused
+// optimizer steps never make the host wait (Note [No host reads in optimizer steps]), and
+// neither do the index checks (Note [Index checks on the device]).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -10,6 +11,8 @@
 
 #include "cuda/emulation/observe.h"
 #include "cuda/emulation/runtime_api.h"
+#include "cuda/index_check.h"
+#include "cuda/index_ops.h"
 
 namespace emu = tg::cuda::emu;
 
@@ -57,4 +60,62 @@ TEST_CASE("fused optimizer steps read found_inf, grad_scale and steps on the dev
   const double expected = 0.1 / (1 - 0.9 * 0.9 * 0.9) * m / (std::sqrt(v) / std::sqrt(1 - 0.999 * 0.999 * 0.999) + 1e-8);
   CHECK(moved == doctest::Approx(expected).epsilon(1e-4));
   CHECK(grads[0].to(tg::kCPU).data_ptr<float>()[0] == 0.125f);  // unscaled in place
+}
+
+namespace {
+
+// What `call` threw, as "<IndexError>message", or "" when it did not throw.
+template <typename F>
+std::string index_error_of(F&& call) {
+  try {
+    call();
+  } catch (const tg::IndexError& e) {
+    return "<IndexError>" + std::string(e.what());
+  } catch (const std::exception& e) {
+    return "<other>" + std::string(e.what());
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("index bounds are checked on the device: no host wait, a bad index is an IndexError at the next check") {
+  const tg::Tensor x = tg::arange(0, 24, 1, tg::TensorOptions().dtype(tg::kFloat)).reshape({4, 6});
+  const tg::Tensor gx = x.to(kGpu);
+  const tg::Tensor index = tg::tensor<int64_t>({0, 5, 2}), gather_index = tg::tensor<int64_t>({1, 0, 5, 5}).reshape({1, 4});
+  const tg::Tensor g_index = index.to(kGpu), g_gather_index = gather_index.to(kGpu);
+  const tg::Tensor source = tg::full({4, 3}, 2.0, tg::TensorOptions().dtype(tg::kFloat));
+  const tg::Tensor g_source = source.to(kGpu);
+  const int64_t waits = emu::host_wait_count();
+  const tg::Tensor selected = tg::index_select(gx, 1, g_index);
+  const tg::Tensor added = tg::index_add(gx, 1, g_index, g_source);
+  const tg::Tensor gathered = tg::gather(gx, 1, g_gather_index);
+  const tg::Tensor scattered = tg::scatter_add(gx, 1, g_gather_index, gathered);
+  CHECK(emu::host_wait_count() == waits);  // the indices never went to the host
+  CHECK(tg::equal(selected.to(tg::kCPU), tg::index_select(x, 1, index)));
+  CHECK(tg::equal(added.to(tg::kCPU), tg::index_add(x, 1, index, source)));
+  CHECK(tg::equal(gathered.to(tg::kCPU), tg::gather(x, 1, gather_index)));
+  CHECK(tg::equal(scattered.to(tg::kCPU), tg::scatter_add(x, 1, gather_index, tg::gather(x, 1, gather_index))));
+
+  // A bad index is the CPU kernel's IndexError, reported by the launching call here (its kernel
+  // has run when the launch returns), and only once: the next call works.
+  const std::string select_error = index_error_of([&] { tg::index_select(gx, 1, tg::tensor<int64_t>({7}).to(kGpu)); });
+  CHECK(select_error.find("<IndexError>[index_select] index 7 is out of range for a dim of size 6") == 0);
+  CHECK(select_error.find("found by a CUDA kernel") != std::string::npos);
+  const std::string gather_error =
+      index_error_of([&] { tg::gather(gx, 1, tg::tensor<int64_t>({-1}).reshape({1, 1}).to(kGpu)); });
+  CHECK(gather_error.find("<IndexError>[gather] index -1 is out of bounds for dimension 1 with size 6") == 0);
+  const std::string add_error = index_error_of(
+      [&] { tg::index_add(gx, 0, tg::tensor<int64_t>({4}).to(kGpu), tg::ones({1, 6}, tg::TensorOptions().device(kGpu))); });
+  CHECK(add_error.find("<IndexError>[index_add] index 4 is out of range for a dim of size 4") == 0);
+  CHECK(index_error_of([&] { (void)tg::index_select(gx, 1, g_index).to(tg::kCPU); }).empty());
+
+  // Reported lazily: a kernel launched with no check after it (as on a GPU, where it has not
+  // finished yet) is reported by the next check, here the next device-to-host copy.
+  tg::Tensor out = tg::empty({4, 1}, tg::TensorOptions().dtype(tg::kFloat).device(kGpu));
+  const tg::Tensor bad = tg::tensor<int64_t>({9}).to(kGpu);
+  tg::cuda::launch_index_select(4, gx.data_ptr(), out.data_ptr(), bad.data_ptr<int64_t>(), tg::blocks_around(gx.sizes(), 1), 1);
+  const std::string lazy = index_error_of([&] { (void)tg::ones({2}, tg::TensorOptions().device(kGpu)).to(tg::kCPU); });
+  CHECK(lazy.find("<IndexError>[index_select] index 9 is out of range for a dim of size 6") == 0);
+  CHECK(index_error_of([&] { tg::cuda::check_index_errors(0); }).empty());
 }
