@@ -5,6 +5,7 @@
 #include "nn/functional/activation.h"
 #include "nn/functional/batch_norm.h"
 #include "nn/functional/conv.h"
+#include "nn/functional/conv_transpose.h"
 #include "nn/functional/dropout.h"
 #include "nn/functional/embedding.h"
 #include "nn/functional/feature_dropout.h"

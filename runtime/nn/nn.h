@@ -11,6 +11,7 @@
 #include "nn/modules/activation.h"
 #include "nn/modules/batch_norm.h"
 #include "nn/modules/conv.h"
+#include "nn/modules/conv_transpose.h"
 #include "nn/modules/dropout.h"
 #include "nn/modules/embedding.h"
 #include "nn/modules/feature_dropout.h"
