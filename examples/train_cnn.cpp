@@ -108,8 +108,10 @@ struct ResidualBlockImpl : nn::Module {
     return tg::relu(out + identity);
   }
 
-  nn::Conv2d conv1, conv2;
-  nn::BatchNorm2d bn1, bn2;
+  nn::Conv2d conv1;
+  nn::BatchNorm2d bn1;
+  nn::Conv2d conv2;
+  nn::BatchNorm2d bn2;
   nn::Conv2d shortcut_conv{nullptr};
   nn::BatchNorm2d shortcut_bn{nullptr};
 };

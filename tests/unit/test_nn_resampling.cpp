@@ -48,7 +48,7 @@ TEST_CASE("pad: gradients sum over the copies of each element") {
                                        std::string_view(mode) == "constant" ? std::optional<double>(0.5) : std::nullopt)};
         },
         {tg::randn({2, 3, 4}, tg::kDouble).requires_grad_()});
-    CHECK_MESSAGE(result.ok, std::string(mode) + ": " + result.message);
+    CHECK_MESSAGE(result.ok, (std::string(mode) + ": " + result.message));
   }
   const Tensor x = make({1, 2, 3}, {3}).requires_grad_();
   tg::pad(x, {2, 2}, "replicate", std::nullopt).sum().backward();
