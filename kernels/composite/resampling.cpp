@@ -103,8 +103,9 @@ Tensor upsample(const char* op, const Tensor& self, IntArrayRef output_size, Int
     TG_CHECK_VALUE(self.size(d + 2) > 0, "[", op, "] expected an input with non-empty spatial dims, got ",
                    self.sizes());
   }
-  TG_CHECK_TYPE(is_floating_type(self.scalar_type()), "[", op, "] expected a floating input, got ",
-                self.scalar_type());
+  // Nearest only copies elements, so any dtype goes (uint8 images); linear interpolates.
+  TG_CHECK_TYPE(mode == Interpolation::Nearest || is_floating_type(self.scalar_type()), "[", op,
+                "] expected a floating input, got ", self.scalar_type());
   Tensor result = self;
   for (int64_t d = 0; d < spatial; ++d) {
     result = resample_dim(result, d + 2, output_size[static_cast<size_t>(d)], mode, align_corners,
