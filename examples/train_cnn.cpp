@@ -33,7 +33,7 @@ constexpr int64_t kClasses = 4;
 
 struct Options {
   tg::Device device{tg::kCPU};
-  int epochs = 6;
+  int epochs = 4;
   int64_t batch_size = 32;
   uint64_t seed = 0;
 };
@@ -124,11 +124,7 @@ struct ResNetImpl : nn::Module {
         block1(register_module("block1", ResidualBlock(width, width, 1))),
         pool(register_module("pool", nn::MaxPool2d(nn::MaxPool2dOptions(2)))),
         block2(register_module("block2", ResidualBlock(width, 2 * width, 2))),
-        fc(register_module("fc", nn::Linear(2 * width, kClasses))) {
-    for (const auto& module : modules()) {
-      if (auto* conv = module->as<nn::Conv2d>()) nn::init::kaiming_normal_(conv->weight, 0, tg::kFanOut, tg::kReLU);
-    }
-  }
+        fc(register_module("fc", nn::Linear(2 * width, kClasses))) {}
 
   tg::Tensor forward(tg::Tensor x) {
     x = tg::relu(stem_bn(stem(x)));   // [N, w, 16, 16]
@@ -160,7 +156,7 @@ double accuracy(ResNet& model, const Dataset& data) {
 
 int run(const Options& options) {
   tg::manual_seed(options.seed);
-  Dataset train = gratings(2048, options.seed), test = gratings(512, options.seed + 1000);
+  Dataset train = gratings(1024, options.seed), test = gratings(512, options.seed + 1000);
   train = {train.images.to(options.device), train.labels.to(options.device)};
   test = {test.images.to(options.device), test.labels.to(options.device)};
   const int64_t n = train.labels.size(0);
@@ -170,6 +166,10 @@ int run(const Options& options) {
               options.device.is_cuda() ? "cuda" : "cpu");
 
   ResNet model(8);
+  // He initialisation (fan-out) of every convolution, as torchvision's ResNets.
+  for (const auto& module : model->modules()) {
+    if (auto* conv = module->as<nn::Conv2d>()) nn::init::kaiming_normal_(conv->weight, 0, tg::kFanOut, tg::kReLU);
+  }
   model->to(options.device);
   tg::optim::SGD optimizer(model->parameters(), tg::optim::SGDOptions(0.05).momentum(0.9).weight_decay(1e-4));
   auto loader = tg::data::make_data_loader(
