@@ -295,7 +295,8 @@ std::tuple<Tensor, Tensor, Tensor> _convolution_double_backward(
     }
     if (grad_grad_bias.defined()) {
       std::vector<int64_t> bias_shape(static_cast<size_t>(grad_output.dim()), 1);
-      bias_shape[grad_output.dim() == 4 ? 1 : 0] = grad_grad_bias.numel();
+      // Batched: grad_output has weight's rank ([N, O, *] against [O, C / G, *k]).
+      bias_shape[grad_output.dim() == weight.dim() ? 1 : 0] = grad_grad_bias.numel();
       d_grad_output = add_defined(d_grad_output, grad_grad_bias.view(bias_shape).expand(grad_output.sizes()));
     }
   }

@@ -1,5 +1,4 @@
-// nn::functional conv1d and conv2d with LibTorch's ConvFuncOptions. conv1d runs conv2d on
-// inputs with a height of 1, since there is no conv1d operator yet (docs/porting.md).
+// nn::functional conv1d, conv2d and conv3d with LibTorch's ConvFuncOptions.
 #pragma once
 
 #include "nn/functional/optional_tensor.h"
@@ -15,5 +14,11 @@ inline Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFunc
 
 // input [N, C, L] or [C, L]; weight [O, C / groups, K].
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& options = {});
+
+// input [N, C, D, H, W] or [C, D, H, W]; weight [O, C / groups, kD, kH, kW].
+inline Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& options = {}) {
+  return tg::conv3d(input, weight, detail::optional_tensor(options.bias()), options.stride(), options.padding(),
+                    options.dilation(), options.groups());
+}
 
 }  // namespace tg::nn::functional

@@ -1,6 +1,7 @@
 #include "nn/modules/conv.h"
 
 #include <cmath>
+#include <string>
 
 #include "nn/functional/conv.h"
 #include "nn/init.h"
@@ -10,7 +11,7 @@ namespace tg::nn {
 
 template <size_t D, typename Derived>
 void ConvNdImpl<D, Derived>::check_options() const {
-  const char* name = D == 1 ? "[nn::Conv1d] " : "[nn::Conv2d] ";
+  const std::string name = "[nn::Conv" + std::to_string(D) + "d] ";
   TG_CHECK(options.groups() > 0, name, "groups must be a positive integer, got ", options.groups());
   TG_CHECK(options.in_channels() > 0 && options.in_channels() % options.groups() == 0, name,
            "in_channels must be positive and divisible by groups, got in_channels=", options.in_channels(),
@@ -65,6 +66,7 @@ void ConvNdImpl<D, Derived>::pretty_print(std::ostream& stream) const {
 
 template class ConvNdImpl<1, Conv1dImpl>;
 template class ConvNdImpl<2, Conv2dImpl>;
+template class ConvNdImpl<3, Conv3dImpl>;
 
 Conv1dImpl::Conv1dImpl(const Conv1dOptions& options_) : ConvNdImpl(options_) { reset(); }
 
@@ -88,6 +90,20 @@ Tensor Conv2dImpl::forward(const Tensor& input) {
            options.in_channels(), ", H, W] input, got shape ", input.sizes());
   return functional::conv2d(input, weight,
                             functional::Conv2dFuncOptions()
+                                .bias(bias)
+                                .stride(options.stride())
+                                .padding(options.padding())
+                                .dilation(options.dilation())
+                                .groups(options.groups()));
+}
+
+Conv3dImpl::Conv3dImpl(const Conv3dOptions& options_) : ConvNdImpl(options_) { reset(); }
+
+Tensor Conv3dImpl::forward(const Tensor& input) {
+  TG_CHECK(input.dim() == 5 && input.size(1) == options.in_channels(), "[nn::Conv3d] expected a [N, ",
+           options.in_channels(), ", D, H, W] input, got shape ", input.sizes());
+  return functional::conv3d(input, weight,
+                            functional::Conv3dFuncOptions()
                                 .bias(bias)
                                 .stride(options.stride())
                                 .padding(options.padding())

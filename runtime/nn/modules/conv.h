@@ -1,6 +1,5 @@
-// Conv1d and Conv2d modules, as LibTorch's: weight [out, in / groups, k...], bias [out], both
-// drawn from U(-1/sqrt(fan_in), 1/sqrt(fan_in)) with fan_in = in / groups * prod(k).
-// Conv3d waits for a conv3d operator (docs/porting.md).
+// Conv1d, Conv2d and Conv3d modules, as LibTorch's: weight [out, in / groups, k...], bias [out],
+// both drawn from U(-1/sqrt(fan_in), 1/sqrt(fan_in)) with fan_in = in / groups * prod(k).
 #pragma once
 
 #include <ostream>
@@ -11,7 +10,7 @@
 
 namespace tg::nn {
 
-// What Conv1dImpl and Conv2dImpl share: parameters, initialisation, printing.
+// What Conv1dImpl, Conv2dImpl and Conv3dImpl share: parameters, initialisation, printing.
 template <size_t D, typename Derived>
 class ConvNdImpl : public Cloneable<Derived> {
  public:
@@ -46,5 +45,14 @@ class Conv2dImpl : public ConvNdImpl<2, Conv2dImpl> {
   Tensor forward(const Tensor& input);
 };
 TG_MODULE(Conv2d);
+
+class Conv3dImpl : public ConvNdImpl<3, Conv3dImpl> {
+ public:
+  Conv3dImpl(int64_t input_channels, int64_t output_channels, ExpandingArray<3> kernel_size)
+      : Conv3dImpl(Conv3dOptions(input_channels, output_channels, kernel_size)) {}
+  explicit Conv3dImpl(const Conv3dOptions& options);
+  Tensor forward(const Tensor& input);
+};
+TG_MODULE(Conv3d);
 
 }  // namespace tg::nn

@@ -1,4 +1,4 @@
-// Options of Conv1d/Conv2d (ConvOptions<D>) and of F::conv1d/conv2d (ConvFuncOptions<D>), in
+// Options of Conv1d/2d/3d (ConvOptions<D>) and of F::conv1d/2d/3d (ConvFuncOptions<D>), in
 // LibTorch's names and defaults. Padding is a number per dimension; LibTorch's kSame/kValid
 // and padding modes other than zeros are not supported (docs/porting.md).
 #pragma once
@@ -27,6 +27,7 @@ struct ConvOptions {
 
 using Conv1dOptions = ConvOptions<1>;
 using Conv2dOptions = ConvOptions<2>;
+using Conv3dOptions = ConvOptions<3>;
 
 namespace functional {
 
@@ -41,6 +42,7 @@ struct ConvFuncOptions {
 
 using Conv1dFuncOptions = ConvFuncOptions<1>;
 using Conv2dFuncOptions = ConvFuncOptions<2>;
+using Conv3dFuncOptions = ConvFuncOptions<3>;
 
 }  // namespace functional
 }  // namespace tg::nn
