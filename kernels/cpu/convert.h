@@ -1,9 +1,12 @@
 // Element conversion between dtypes, as PyTorch's CPU kernels convert: a C++ static_cast,
-// except that conversion to bool is `value != 0` and the 16-bit floats convert through float.
-// load_row/store_row convert a whole strided row whose dtype is known only at run time.
+// except that conversion to bool is `value != 0`, the 16-bit floats convert through float, and
+// floating to integer goes through int64 with a defined result for every value (See Note
+// [Floating to integer conversion]). load_row/store_row convert a whole strided row whose dtype
+// is known only at run time.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "core/half.h"
@@ -15,6 +18,24 @@ namespace tg::cpu {
 template <typename T>
 inline constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
+// Note [Floating to integer conversion]
+// A C++ static_cast from a floating value the integer type cannot hold (NaN, -1.0 to uint8,
+// 1e30 to int64) is undefined behaviour, and the sanitized CI leg stops on it. PyTorch's
+// kernels cast directly and get what x86's cvttsd2si gives. We define the result instead:
+// truncate toward zero into int64 when the value is in [-2^63, 2^63); NaN, infinities and
+// anything outside give INT64_MIN (x86's "integer indefinite", so LibTorch's result for int64
+// on x86); then narrow modulo 2^bits, as C++20 defines integer narrowing (-1.0 -> uint8 255,
+// 300.0 -> uint8 44, as LibTorch on x86). One compare pair and a select per element: the
+// compilers keep the loops vectorized.
+template <typename From>
+inline int64_t floating_to_int64(From value) {
+  // Both bounds are powers of two, exact in every floating type.
+  constexpr From lower = From(-9223372036854775808.0);
+  constexpr From upper = From(9223372036854775808.0);
+  return (value >= lower && value < upper) ? static_cast<int64_t>(value)
+                                           : std::numeric_limits<int64_t>::min();
+}
+
 template <typename To, typename From>
 inline To convert(From value) {
   if constexpr (std::is_same_v<To, From>) {
@@ -25,6 +46,8 @@ inline To convert(From value) {
     return value != From(0);
   } else if constexpr (is_reduced_float_v<To>) {
     return To(static_cast<float>(value));
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    return static_cast<To>(floating_to_int64(value));
   } else {
     return static_cast<To>(value);
   }
