@@ -40,11 +40,14 @@ TEST_CASE("to(kLong): values outside int64 give INT64_MIN, those inside truncate
         std::vector<int64_t>{int64_t(1) << 62});
 }
 
-TEST_CASE("to(narrower integers): through int64, then modulo 2^bits as LibTorch on x86") {
+TEST_CASE("to(narrower integers): through int32 (INT32_MIN outside it), then the low bits, as LibTorch on x86") {
   CHECK(converted<uint8_t>({-1.0, 300.0, 2.9, -2.9, kNaN}, tg::kFloat, tg::kByte) ==
         std::vector<uint8_t>{255, 44, 2, 254, 0});
   CHECK(converted<int8_t>({200.0, -129.0}, tg::kDouble, tg::kChar) == std::vector<int8_t>{-56, 127});
-  CHECK(converted<int32_t>({3e9, kInf}, tg::kDouble, tg::kInt) == std::vector<int32_t>{-1294967296, 0});
+  constexpr int32_t kIndefinite32 = std::numeric_limits<int32_t>::min();
+  CHECK(converted<int32_t>({3e9, kInf, -2147483648.0, 2147483647.9}, tg::kDouble, tg::kInt) ==
+        std::vector<int32_t>{kIndefinite32, kIndefinite32, kIndefinite32, 2147483647});
+  CHECK(converted<int16_t>({40000.0, 5e9}, tg::kFloat, tg::kShort) == std::vector<int16_t>{-25536, 0});
   CHECK(converted<bool>({kNaN, 0.0, -0.0, 1e-30}, tg::kDouble, tg::kBool) == std::vector<bool>{true, false, false, true});
 }
 
