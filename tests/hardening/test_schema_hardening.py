@@ -166,6 +166,12 @@ class SchemaShapeTest(SchemaTestCase):
                           (1, "return name 'a' of 'foo' is used by returns 0 and 1; give each return its "
                               "own name"))
 
+    def test_autogen_names_an_overload_of_the_same_operator(self):
+        self.assertErrors("- func: foo(Tensor self) -> Tensor\n  autogen: nosuch.out\n  dispatch:\n    CPU: foo_cpu\n",
+                          (2, "autogen 'nosuch.out' of 'foo' is not an overload of 'foo'; expected a name "
+                              "such as 'foo.out'"))
+        self.load("- func: foo(Tensor self) -> Tensor\n  autogen: foo.out\n  dispatch:\n    CPU: foo_cpu\n")
+
     def test_reserved_operator_names(self):
         path, errors = self.errors_of("- func: __(Tensor self) -> Tensor\n  dispatch:\n    CPU: foo_cpu\n")
         self.assertTrue(any(e.startswith(f"{path}:1: operator name '__'") for e in errors), errors)
