@@ -1,6 +1,6 @@
 // Fuzz target: the safetensors reader (tg::serialize::load_from_bytes, runtime/serialize).
-// Any bytes load or raise tg::Error naming the source; what loads saves and loads back with the
-// same names, dtypes, shapes, bytes and metadata.
+// Any bytes load or raise tg::Error naming the source; what loads can be read by a kernel, and
+// saves and loads back with the same names, dtypes, shapes, bytes and metadata.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -39,6 +39,8 @@ void fuzz_one(const uint8_t* data, size_t size) {
     if (e.message().find(kSource) == std::string::npos) fail("an error that does not name the source: " + e.message());
     return;
   }
+  // Read every value once (a kernel over the loaded data): loaded tensors must be valid ones.
+  for (const auto& [name, tensor] : file.tensors) (void)tensor.to(tg::kDouble).sum();
   const tg::serialize::SafetensorsFile again =
       tg::serialize::load_from_bytes(tg::serialize::save_to_bytes(file.tensors, file.metadata), "saved");
   if (again.metadata != file.metadata || again.tensors.size() != file.tensors.size()) {
