@@ -40,7 +40,7 @@ TEST_CASE("to(kLong): values outside int64 give INT64_MIN, those inside truncate
         std::vector<int64_t>{int64_t(1) << 62});
 }
 
-TEST_CASE("to(narrower integers): through int32 (INT32_MIN outside it), then the low bits, as LibTorch on x86") {
+TEST_CASE("to(narrower integers): through int32 (INT32_MIN outside it), then the low bits, as x86 converts") {
   CHECK(converted<uint8_t>({-1.0, 300.0, 2.9, -2.9, kNaN}, tg::kFloat, tg::kByte) ==
         std::vector<uint8_t>{255, 44, 2, 254, 0});
   CHECK(converted<int8_t>({200.0, -129.0}, tg::kDouble, tg::kChar) == std::vector<int8_t>{-56, 127});
