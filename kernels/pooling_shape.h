@@ -62,7 +62,8 @@ inline Pool2dShape pool2d_shape(const char* op, IntArrayRef input_sizes, IntArra
     TG_CHECK_VALUE(s.kernel[i] > 0, "[", op, "] kernel size should be greater than zero, got ", kernel_size);
     TG_CHECK_VALUE(s.stride[i] > 0, "[", op, "] stride should be greater than zero, got ", stride);
     TG_CHECK_VALUE(s.dilation[i] > 0, "[", op, "] dilation should be greater than zero, got ", dilation);
-    const int64_t effective = padding_from_dilation ? (s.kernel[i] - 1) * s.dilation[i] + 1 : s.kernel[i];
+    // In 128 bits: a kernel and dilation near 2^62 must not wrap (found by the sanitized sweep).
+    const __int128 effective = padding_from_dilation ? __int128(s.kernel[i] - 1) * s.dilation[i] + 1 : s.kernel[i];
     TG_CHECK_VALUE(s.padding[i] >= 0 && s.padding[i] <= effective / 2, "[", op, "] pad should be at most half of ",
                    "effective kernel size, but got pad=", s.padding[i], ", kernel_size=", s.kernel[i], " and dilation=",
                    s.dilation[i]);
