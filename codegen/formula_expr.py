@@ -18,7 +18,10 @@ Grammar (C++ precedence, highest last):
     term        := unary (('*' | '/' | '%') unary)*
     unary       := ('-' | '+' | '!') unary | postfix
     postfix     := primary ('(' arguments? ')' | '.' NAME | '[' expr ']')*
-    primary     := NAME ('::' NAME)* | NUMBER | STRING | 'true' | 'false' | '(' expr ')'
+    primary     := NAME ('::' NAME)* | QUALIFIED '<' NUMBER '>' | NUMBER | STRING | 'true'
+                 | 'false' | '(' expr ')'
+A qualified name followed by `<` NUMBER `>` `(` is a template call (`std::get<0>(t)`), read
+as a call of the name (`std::get`), as C++ reads it; an unqualified one stays a comparison.
 
 Use `check_formula(text, allowed, location)` for any new kind of formula (forward-mode
 `result:` formulas included): it returns the parsed expression or raises.
@@ -257,6 +260,8 @@ class _Parser:
             return Literal(token.text)
         if token.kind == "name":
             self.position += 1
+            if "::" in token.text and self._template_argument_follows():
+                self.position += 3  # '<' NUMBER '>': the call's '(' follows
             return Literal(token.text) if token.text in ("true", "false") else Name(token.text)
         if self.accept("("):
             with self.nested():
@@ -264,6 +269,12 @@ class _Parser:
             self.expect(")")
             return inner
         self.fail(f"expected a name, a literal or '(' at column {token.column}, found {self._describe()}")
+
+
+    def _template_argument_follows(self) -> bool:
+        ahead = self.tokens[self.position:self.position + 4]
+        return (len(ahead) == 4 and [t.text for t in ahead[::2]] == ["<", ">"]
+                and ahead[1].kind == "number" and ahead[3].text == "(")
 
 
 def parse_formula(text: str, location: Location, what: str = "formula") -> Expr:

@@ -209,7 +209,14 @@ def _check_autogen(functions: Sequence[NativeFunction],
     first = dict(reversed(declared))
     for f in functions:
         for name in f.autogen:
-            if name in first:
+            # An autogen variant is an overload of the same operator (PyTorch's rule):
+            # `foo.out` for foo; another root would silently name an unrelated operator.
+            if name.split(".")[0] != f.func.root_name:
+                errors.error(f.loc_of("autogen"),
+                             f"autogen '{name}' of '{f.full_name}' is not an overload of "
+                             f"'{f.func.root_name}'; expected a name such as "
+                             f"'{f.func.root_name}.out'")
+            elif name in first:
                 errors.error(f.loc_of("autogen"),
                              f"autogen '{name}' of '{f.full_name}' is already declared at "
                              f"{first[name]}")

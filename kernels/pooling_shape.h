@@ -14,13 +14,21 @@
 
 namespace tg {
 
+// Precondition: stride > 0. Computed in 128 bits: sizes, pads and dilations a user gives may
+// be near 2^63, and the sum must not wrap (the sanitized leg's sweep found it did); a result
+// outside int64 is a tg::Error.
 inline int64_t pooling_output_size(int64_t input, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation,
                                    bool ceil_mode) {
-  const int64_t numerator = input + 2 * pad - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  using Wide = __int128;
+  const Wide numerator = Wide(input) + 2 * Wide(pad) - Wide(dilation) * (Wide(kernel) - 1) - 1 +
+                         (ceil_mode ? Wide(stride) - 1 : 0);
   // Floor division (numerator may be negative when the window does not fit).
-  int64_t out = (numerator >= 0 ? numerator / stride : -((-numerator + stride - 1) / stride)) + 1;
-  if (ceil_mode && (out - 1) * stride >= input + pad) --out;
-  return out;
+  Wide out = (numerator >= 0 ? numerator / stride : -((-numerator + stride - 1) / stride)) + 1;
+  if (ceil_mode && (out - 1) * stride >= Wide(input) + pad) --out;
+  TG_CHECK(out >= Wide(INT64_MIN) && out <= Wide(INT64_MAX), "[pooling] expected an output size that fits in int64 ",
+           "for input size ", input, ", kernel ", kernel, ", padding ", pad, ", stride ", stride, ", dilation ",
+           dilation, "; it does not");
+  return static_cast<int64_t>(out);
 }
 
 // A pooling argument of one or two ints as (height, width); `fallback` when empty (stride).
@@ -54,7 +62,8 @@ inline Pool2dShape pool2d_shape(const char* op, IntArrayRef input_sizes, IntArra
     TG_CHECK_VALUE(s.kernel[i] > 0, "[", op, "] kernel size should be greater than zero, got ", kernel_size);
     TG_CHECK_VALUE(s.stride[i] > 0, "[", op, "] stride should be greater than zero, got ", stride);
     TG_CHECK_VALUE(s.dilation[i] > 0, "[", op, "] dilation should be greater than zero, got ", dilation);
-    const int64_t effective = padding_from_dilation ? (s.kernel[i] - 1) * s.dilation[i] + 1 : s.kernel[i];
+    // In 128 bits: a kernel and dilation near 2^62 must not wrap (found by the sanitized sweep).
+    const __int128 effective = padding_from_dilation ? __int128(s.kernel[i] - 1) * s.dilation[i] + 1 : s.kernel[i];
     TG_CHECK_VALUE(s.padding[i] >= 0 && s.padding[i] <= effective / 2, "[", op, "] pad should be at most half of ",
                    "effective kernel size, but got pad=", s.padding[i], ", kernel_size=", s.kernel[i], " and dilation=",
                    s.dilation[i]);

@@ -29,19 +29,28 @@ leg_normal() {
   fi
 }
 
-# ASan + UBSan (clang): the unit suites, the libFuzzer targets for their fixed budget, and a
-# fixed random sample of the conformance cases (the whole does not fit CI's time under the
-# sanitizers). docs/reliability.md has the measured times.
+# ASan + UBSan (clang, -O0): the unit, graph and fuzz suites (the libFuzzer targets with their
+# fixed budgets) and a fixed random sample of the conformance cases (the whole does not fit
+# CI's time under the sanitizers). It builds only what those tests run (tools/test_targets.py
+# reads them from Meson), not the examples, ports or benchmarks. docs/reliability.md has the
+# measured times; TG_CONFORMANCE_SAMPLE changes the sample's size.
 leg_sanitized() {
-  tools/configure-sanitized.sh build-san || return 1
-  ninja -C build-san || return 1
-  export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1
-  export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:suppressions=$PWD/tools/ubsan-suppressions.txt
-  meson test -C build-san --print-errorlogs --suite unit --suite fuzz --logbase testlog-unit-fuzz
-  logs+=(build-san/meson-logs/testlog-unit-fuzz.json)
-  meson test -C build-san --print-errorlogs conformance --logbase testlog-conformance-sample \
+  local build=build-san targets
+  tools/configure-sanitized.sh "$build" || return 1
+  ninja -C "$build" build.ninja > /dev/null || return 1  # Meson's files may have changed
+  targets=$(python3 tools/test_targets.py "$build" --suite unit --suite graph --suite fuzz \
+            --suite conformance) || return 1
+  # shellcheck disable=SC2086  # one target per word
+  ninja -C "$build" $targets || return 1
+  local asan=allocator_may_return_null=1:detect_leaks=1
+  local ubsan=halt_on_error=1:print_stacktrace=1:suppressions=$PWD/tools/ubsan-suppressions.txt
+  ASAN_OPTIONS=$asan UBSAN_OPTIONS=$ubsan meson test -C "$build" --no-rebuild --print-errorlogs \
+    --suite unit --suite graph --suite fuzz --logbase testlog-sanitized
+  logs+=("$build/meson-logs/testlog-sanitized.json")
+  ASAN_OPTIONS=$asan UBSAN_OPTIONS=$ubsan meson test -C "$build" --no-rebuild --print-errorlogs \
+    conformance --logbase testlog-conformance-sample \
     --test-args="--order-by=rand --rand-seed=13 --first=1 --last=${TG_CONFORMANCE_SAMPLE:-400}"
-  logs+=(build-san/meson-logs/testlog-conformance-sample.json)
+  logs+=("$build/meson-logs/testlog-conformance-sample.json")
 }
 
 # The CUDA backend compiled against the host emulation of CUDA (docs/cuda.md, "The emulated

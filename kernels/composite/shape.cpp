@@ -41,8 +41,9 @@ std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
   const int64_t size = self.size(dim);
   TG_CHECK_VALUE(split_size > 0 || (split_size == 0 && size == 0), "[split] split_size can only be 0 if dimension ",
                  "size is 0, but got dimension size of ", size, " and split_size ", split_size);
-  // A size-0 dim still gives one (empty) piece, as in PyTorch.
-  const int64_t pieces = split_size == 0 ? 1 : std::max<int64_t>((size + split_size - 1) / split_size, 1);
+  // A size-0 dim still gives one (empty) piece, as in PyTorch. ceil(size / split_size) without
+  // size + split_size, which overflows for a split_size near 2^63 (found by the sanitized sweep).
+  const int64_t pieces = size == 0 ? 1 : (size - 1) / split_size + 1;
   std::vector<Tensor> result;
   for (int64_t i = 0; i < pieces; ++i) {
     const int64_t start = i * split_size;

@@ -2,18 +2,17 @@
 
 #include <cstring>
 
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "tensorgen/ops.h"
 
 namespace tg::jit {
 
-int64_t TensorType::numel() const {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return n;
-}
+int64_t TensorType::numel() const { return checked_numel("[TensorType::numel]", sizes); }
 
-int64_t TensorType::nbytes() const { return numel() * static_cast<int64_t>(element_size(dtype)); }
+int64_t TensorType::nbytes() const {
+  return static_cast<int64_t>(checked_nbytes("[TensorType::nbytes]", sizes, element_size(dtype)));
+}
 
 bool same_constant(const IValue& a, const IValue& b) {
   if (a.tag() != b.tag()) return false;

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "core/checked_math.h"
 #include "core/error.h"
 #include "core/suggest.h"
 #include "dispatch/dispatcher.h"
@@ -303,10 +304,16 @@ class Reader {
     } catch (const Error&) {
       fail(dtype.Mark(), "unknown dtype '", dtype.Scalar(), "'; expected a name such as float32, int64, bool");
     }
-    for (const YAML::Node& s : sequence(required(map, "sizes", map), "sizes")) {
+    const YAML::Node sizes = required(map, "sizes", map);
+    for (const YAML::Node& s : sequence(sizes, "sizes")) {
       const int64_t size = integer(s, "a size");
       if (size < 0) fail(s.Mark(), "expected a size >= 0, got ", size);
       type.sizes.push_back(size);
+    }
+    // Every later use of the type (numel, bytes, a constant's data) multiplies the sizes.
+    int64_t numel = 0;
+    if (multiply_overflows(type.sizes, &numel)) {
+      fail(sizes.Mark(), "expected sizes whose product fits in int64, got ", IntArrayRef(type.sizes));
     }
     const YAML::Node device = required(map, "device", map);
     try {

@@ -20,7 +20,8 @@
 // the safetensors package requires: sorted by begin, each starts where the previous ended
 // and the last ends at the end of the file, which rules out overlaps and holes alike. Only
 // then is memory allocated for tensors and data copied, so a hostile file costs at most
-// its own size in memory and never reads out of bounds.
+// its own size in memory and never reads out of bounds. The data itself is trusted except
+// for BOOL tensors, whose bytes must be 0 or 1 (any other is not a C++ bool).
 
 namespace tg::serialize {
 
@@ -240,6 +241,17 @@ Tensor empty_for(const Entry& entry) {
   return make_empty_tensor(IntArrayRef(entry.shape.data(), entry.shape.size()), entry.dtype, Device(kCPU));
 }
 
+// A bool element is one byte holding 0 or 1; any other byte read as a C++ bool is undefined
+// behaviour in every kernel that reads it, so the file is refused here, where it can be named.
+void check_bool_bytes(const Tensor& t, const Entry& entry, const std::string& where) {
+  if (entry.dtype != ScalarType::Bool) return;
+  const auto* bytes = static_cast<const unsigned char*>(t.data_ptr());
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    TG_CHECK_VALUE(bytes[i] <= 1, where, ": tensor \"", entry.name, "\" of dtype BOOL: expected bytes 0 or 1, got ",
+                   static_cast<int>(bytes[i]), " at element ", i);
+  }
+}
+
 }  // namespace
 
 const char* safetensors_dtype_name(ScalarType type) {
@@ -277,6 +289,7 @@ SafetensorsFile load_from_bytes(const std::string& bytes, const std::string& sou
     if (entry.end > entry.begin) {
       std::memcpy(t.data_ptr(), bytes.data() + data_begin + entry.begin, entry.end - entry.begin);
       to_or_from_little_endian(static_cast<char*>(t.data_ptr()), static_cast<size_t>(t.numel()), t.itemsize());
+      check_bool_bytes(t, entry, where);
     }
     result.tensors.emplace_back(entry.name, std::move(t));
   }
@@ -309,6 +322,7 @@ SafetensorsFile load_file(const std::string& path) {
       TG_CHECK(!file.fail(), "[load_tensors] ", path, ": expected to read ", size, " bytes of tensor \"", entry.name,
                "\", the read failed (was the file changed while reading?)");
       to_or_from_little_endian(static_cast<char*>(t.data_ptr()), static_cast<size_t>(t.numel()), t.itemsize());
+      check_bool_bytes(t, entry, where);
     }
     result.tensors.emplace_back(entry.name, std::move(t));
   }

@@ -172,7 +172,7 @@ class DerivativesTest(SchemaTestCase):
             - func: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
               derivatives:
                 self: value_selecting_reduction_backward(grad, dim, indices, self.sizes(), keepdim)
-                values: gather_with_keepdimed_indices(self_t, dim, indices, keepdim)
+                values: self_t.gather(dim, indices)
                 output_differentiability: [True, False]
             - func: atan2(Tensor self, Tensor other) -> Tensor
               derivatives:

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Runs one libFuzzer target for a fixed time over the seed corpus in the repository.
+# Runs one libFuzzer target over the seed corpus in the repository, for at most SECONDS.
 #   run_libfuzzer.sh TARGET_EXE SEED_DIR WORK_DIR SECONDS [libFuzzer flags...]
 # New inputs libFuzzer finds go to WORK_DIR/corpus (the repository's seeds stay as they are);
-# a crashing input goes to WORK_DIR/crash-* and the exit status is non-zero.
+# a crashing input goes to WORK_DIR/crash-* and the exit status is non-zero. With -runs=N among
+# the flags (the CI tests: a fixed budget with -seed) WORK_DIR/corpus starts empty, so every run
+# does the same work; without it (tools/fuzz.sh) a long run goes on from what earlier ones found.
 set -euo pipefail
 exe=$1 seeds=$2 work=$3 seconds=$4
 shift 4
+for flag in "$@"; do
+  case $flag in -runs=*) rm -rf "$work/corpus" ;; esac
+done
 mkdir -p "$work/corpus"
 # Huge requests must come back as errors (tg::OutOfMemoryError), not ASan aborts.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=0}"

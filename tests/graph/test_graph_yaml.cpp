@@ -112,6 +112,8 @@ TEST_CASE("graph_yaml: each kind of broken file gives file:line:column and what 
        "bad.yaml:3:35: ", "unknown dtype 'float33'"},
       {"negative size", with_line(3, R"(  - {name: x, value: "%0", dtype: float32, sizes: [-2, 3], device: cpu})"),
        "bad.yaml:3:52: ", "expected a size >= 0, got -2"},
+      {"sizes whose product overflows", with_line(3, R"(  - {name: x, value: "%0", dtype: float32, sizes: [4294967296, 4294967296], device: cpu})"),
+       "bad.yaml:3:51: ", "expected sizes whose product fits in int64, got [4294967296, 4294967296]"},
       {"undefined graph output", with_line(11, R"(outputs: ["%9"])"), "bad.yaml:11:11: ",
        "value %9 is used before it is defined"},
   };

@@ -109,6 +109,46 @@ class FormulaSchemaTest(SchemaTestCase):
         self.load(entry(reference="std::exp(self) * alpha"))
 
 
+def forward_entry(tangent: str, other: str = "grad") -> str:
+    """An entry whose tangent rule (`result:`, line 7) is `tangent`; `other` is other's backward."""
+    return ("- func: foo(Tensor self, Tensor other, Scalar alpha) -> Tensor\n  dispatch:\n    CPU: foo_cpu\n"
+            f"  derivatives:\n    self: grad\n    other: {other}\n    result: {tangent}\n")
+
+
+class ForwardFormulaTest(SchemaTestCase):
+    """Forward-mode (`result:`) formulas go through the same checks, with their own names
+    (codegen/check_formulas.forward_names)."""
+
+    def assertRefused(self, text: str, line: int, part: str) -> None:
+        path, errors = self.errors_of(text)
+        self.assertTrue(any(e.startswith(f"{path}:{line}: ") and part in e for e in errors), errors)
+
+    def test_unknown_names_are_refused_at_their_line(self):
+        self.assertRefused(forward_entry("self_t * nonexistent_arg"), 7,
+                           "forward-mode formula for 'result' of 'foo' reads 'nonexistent_arg'")
+        self.assertRefused(forward_entry("self_t * (other_t"), 7, "expected ')'")
+        self.assertRefused(forward_entry('self_t; std::system("x")'), 7, "unexpected character ';'")
+        self.assertRefused(forward_entry("no_such_jvp(self_t)"), 7, "calls 'no_such_jvp'")
+        # grad belongs to backward formulas; a tangent exists only for a differentiable input.
+        self.assertRefused(forward_entry("grad * self_t"), 7, "reads 'grad'")
+        self.assertRefused(forward_entry("self_t + other_t", other="non_differentiable"), 7,
+                           "reads 'other_t'")
+        self.assertRefused(forward_entry("self_t * alpha_t"), 7, "reads 'alpha_t'")
+
+    def test_the_names_schemas_readme_documents_pass(self):
+        self.load(forward_entry("self_t * other_p + other_t * self + alpha * result"))
+        self.load(forward_entry("std::get<0>(foo(self_t, other, alpha)) + result0"))
+        # The jvp helpers of runtime/autograd/forward_formulas.h, and std::nullopt.
+        self.load(forward_entry("sum_over(self_t, std::nullopt, false) + mse_loss_jvp(self, self_t, other, "
+                                "other_t, 1)"))
+
+    def test_a_template_call_needs_a_qualified_name(self):
+        tree = parse_formula("std::get<1>(f(x))", HERE)
+        self.assertIsInstance(tree, Call)
+        self.assertEqual(tree.function, Name("std::get"))
+        self.assertNotIsInstance(parse_formula("a < 0 > (b)", HERE), Call)
+
+
 class SchemaShapeTest(SchemaTestCase):
     def test_empty_variants(self):
         self.assertErrors("- func: foo(Tensor self) -> Tensor\n  variants: []\n  dispatch:\n    CPU: foo_cpu\n",
@@ -125,6 +165,12 @@ class SchemaShapeTest(SchemaTestCase):
         self.assertErrors("- func: foo(Tensor self) -> (Tensor a, Tensor a)\n  dispatch:\n    CPU: foo_cpu\n",
                           (1, "return name 'a' of 'foo' is used by returns 0 and 1; give each return its "
                               "own name"))
+
+    def test_autogen_names_an_overload_of_the_same_operator(self):
+        self.assertErrors("- func: foo(Tensor self) -> Tensor\n  autogen: nosuch.out\n  dispatch:\n    CPU: foo_cpu\n",
+                          (2, "autogen 'nosuch.out' of 'foo' is not an overload of 'foo'; expected a name "
+                              "such as 'foo.out'"))
+        self.load("- func: foo(Tensor self) -> Tensor\n  autogen: foo.out\n  dispatch:\n    CPU: foo_cpu\n")
 
     def test_reserved_operator_names(self):
         path, errors = self.errors_of("- func: __(Tensor self) -> Tensor\n  dispatch:\n    CPU: foo_cpu\n")
