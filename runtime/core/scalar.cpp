@@ -1,5 +1,7 @@
 #include "core/scalar.h"
 
+#include <cmath>
+
 namespace tg {
 
 Scalar Scalar::operator-() const {
@@ -11,6 +13,15 @@ Scalar Scalar::operator-() const {
 bool Scalar::equal(const Scalar& other) const {
   if (is_floating_point() || other.is_floating_point()) return toDouble() == other.toDouble();
   return toLong() == other.toLong();
+}
+
+void Scalar::check_fits_integral(double v, unsigned bits, bool is_signed) {
+  const double t = std::trunc(v);
+  // The bounds are powers of two, so exact in double: [-2^(bits-1), 2^(bits-1)) or [0, 2^bits).
+  const double low = is_signed ? -std::ldexp(1.0, static_cast<int>(bits) - 1) : 0.0;
+  const double high = std::ldexp(1.0, static_cast<int>(bits) - (is_signed ? 1 : 0));
+  TG_CHECK(t >= low && t < high, "[Scalar] value ", v, " cannot be converted to a ",
+           is_signed ? "signed" : "unsigned", " ", bits, "-bit integer without overflow");
 }
 
 std::ostream& operator<<(std::ostream& out, const Scalar& s) {

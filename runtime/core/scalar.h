@@ -35,12 +35,20 @@ class Scalar {
     return tag_ == Tag::Double ? kDouble : tag_ == Tag::Int ? kLong : kBool;
   }
 
-  // Converts to T as a C++ static_cast would (no range check, like c10's unchecked `to`).
+  // Converts to T as a C++ static_cast would, except that a floating value an integral T cannot
+  // hold (NaN, an infinity, out of range) raises tg::Error as c10's checked conversion does:
+  // that static_cast would be undefined behaviour (docs/reliability.md).
   template <typename T>
   T to() const {
     if (tag_ == Tag::Double) {
-      if constexpr (std::is_same_v<T, bool>) return value_.d != 0;
-      return static_cast<T>(static_cast<std::conditional_t<std::is_integral_v<T>, double, T>>(value_.d));
+      if constexpr (std::is_same_v<T, bool>) {
+        return value_.d != 0;
+      } else if constexpr (std::is_integral_v<T>) {
+        check_fits_integral(value_.d, sizeof(T) * 8, std::is_signed_v<T>);
+        return static_cast<T>(value_.d);
+      } else {
+        return static_cast<T>(value_.d);
+      }
     }
     if constexpr (std::is_same_v<T, bool>) return value_.i != 0;
     if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
@@ -59,6 +67,9 @@ class Scalar {
   bool equal(const Scalar& other) const;  // same value, compared in the wider kind
 
  private:
+  // Raises tg::Error unless trunc(v) is a value of the integer type with `bits` bits.
+  static void check_fits_integral(double v, unsigned bits, bool is_signed);
+
   enum class Tag : uint8_t { Double, Int, Bool };
   Tag tag_;
   union {

@@ -57,3 +57,23 @@ TEST_CASE("copy_ into an integer tensor converts the same way") {
   const int64_t* data = dst.data_ptr<int64_t>();
   CHECK(std::vector<int64_t>(data, data + 3) == std::vector<int64_t>{kIndefinite, 7, kIndefinite});
 }
+
+// The same conversion for one number: a floating Scalar that an integer type cannot hold was a
+// plain static_cast (UBSan: "-inf is outside the range of int", from the operator sweep). It now
+// raises tg::Error, as c10's checked Scalar conversion does.
+TEST_CASE("Scalar::to<integer>: values the type cannot hold raise tg::Error, the others truncate") {
+  CHECK(tg::Scalar(2.9).to<int>() == 2);
+  CHECK(tg::Scalar(-2.9).to<int64_t>() == -2);
+  CHECK(tg::Scalar(255.5).to<uint8_t>() == 255);
+  CHECK(tg::Scalar(-0.5).to<uint8_t>() == 0);  // truncates to 0, which uint8 holds
+  CHECK(tg::Scalar(-2147483648.0).toInt() == std::numeric_limits<int>::min());
+  CHECK_THROWS_AS(tg::Scalar(-kInf).toInt(), tg::Error);
+  CHECK_THROWS_AS(tg::Scalar(kNaN).toLong(), tg::Error);
+  CHECK_THROWS_AS(tg::Scalar(2147483648.0).toInt(), tg::Error);
+  CHECK_THROWS_AS(tg::Scalar(1e30).toLong(), tg::Error);
+  CHECK_THROWS_AS(tg::Scalar(-1.0).to<uint8_t>(), tg::Error);
+  CHECK_THROWS_AS(tg::Scalar(256.0).to<uint8_t>(), tg::Error);
+  CHECK(std::isnan(tg::Scalar(kNaN).toDouble()));  // floating targets are unchanged
+  // Through an operator: filling an integer tensor with NaN is refused, as in LibTorch.
+  CHECK_THROWS_AS(tg::zeros({3}, tg::TensorOptions().dtype(tg::kInt)).fill_(kNaN), tg::Error);
+}
