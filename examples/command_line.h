@@ -102,4 +102,32 @@ class CommandLine {
   const char* options_;
 };
 
+// The options every training example takes: --device, --epochs, --batch-size and --seed.
+struct TrainingOptions {
+  tg::Device device{tg::kCPU};
+  int epochs = 1;
+  int64_t batch_size = 1;
+  uint64_t seed = 0;
+};
+
+// Reads those options over `defaults`, the program's own values.
+inline TrainingOptions parse_training_options(const CommandLine& command_line, int argc, char** argv,
+                                              TrainingOptions defaults) {
+  TrainingOptions options = defaults;
+  for (const auto& [flag, value] : command_line.flags(argc, argv)) {
+    if (flag == "--device") {
+      options.device = command_line.device(flag, value);
+    } else if (flag == "--epochs") {
+      options.epochs = static_cast<int>(command_line.positive_integer(flag, value));
+    } else if (flag == "--batch-size") {
+      options.batch_size = command_line.positive_integer(flag, value);
+    } else if (flag == "--seed") {
+      options.seed = command_line.seed(flag, value);
+    } else {
+      command_line.unknown(flag);
+    }
+  }
+  return options;
+}
+
 }  // namespace examples

@@ -31,29 +31,10 @@ const examples::CommandLine command_line("train_cnn", "[--device cpu|cuda] [--ep
 constexpr int64_t kSide = 16;
 constexpr int64_t kClasses = 4;
 
-struct Options {
-  tg::Device device{tg::kCPU};
-  int epochs = 4;
-  int64_t batch_size = 32;
-  uint64_t seed = 0;
-};
+using Options = examples::TrainingOptions;
 
 Options parse(int argc, char** argv) {
-  Options options;
-  for (const auto& [flag, value] : command_line.flags(argc, argv)) {
-    if (flag == "--device") {
-      options.device = command_line.device(flag, value);
-    } else if (flag == "--epochs") {
-      options.epochs = static_cast<int>(command_line.positive_integer(flag, value));
-    } else if (flag == "--batch-size") {
-      options.batch_size = command_line.positive_integer(flag, value);
-    } else if (flag == "--seed") {
-      options.seed = command_line.seed(flag, value);
-    } else {
-      command_line.unknown(flag);
-    }
-  }
-  return options;
+  return examples::parse_training_options(command_line, argc, argv, {.epochs = 4, .batch_size = 32});
 }
 
 struct Dataset {

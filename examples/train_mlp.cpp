@@ -25,29 +25,10 @@ namespace {
 
 const examples::CommandLine command_line("train_mlp", "[--device cpu|cuda] [--epochs N] [--batch-size N] [--seed N]");
 
-struct Options {
-  tg::Device device{tg::kCPU};
-  int epochs = 30;
-  int64_t batch_size = 64;
-  uint64_t seed = 0;
-};
+using Options = examples::TrainingOptions;
 
 Options parse(int argc, char** argv) {
-  Options options;
-  for (const auto& [flag, value] : command_line.flags(argc, argv)) {
-    if (flag == "--device") {
-      options.device = command_line.device(flag, value);
-    } else if (flag == "--epochs") {
-      options.epochs = static_cast<int>(command_line.positive_integer(flag, value));
-    } else if (flag == "--batch-size") {
-      options.batch_size = command_line.positive_integer(flag, value);
-    } else if (flag == "--seed") {
-      options.seed = command_line.seed(flag, value);
-    } else {
-      command_line.unknown(flag);
-    }
-  }
-  return options;
+  return examples::parse_training_options(command_line, argc, argv, {.epochs = 30, .batch_size = 64});
 }
 
 // `per_class` points on each of `classes` spiral arms, with Gaussian noise.

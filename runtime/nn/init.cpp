@@ -137,4 +137,13 @@ Tensor orthogonal_(Tensor tensor, double gain) {
   return tensor;
 }
 
+void conv_default_(const Tensor& weight, const Tensor& bias) {
+  kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    auto [fan_in, fan_out] = _calculate_fan_in_and_fan_out(weight);
+    const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
+    uniform_(bias, -bound, bound);
+  }
+}
+
 }  // namespace tg::nn::init

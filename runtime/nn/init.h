@@ -64,5 +64,9 @@ Tensor kaiming_normal_(Tensor tensor, double a = 0, FanModeType mode = kFanIn,
 // tensors of more than two dimensions are flattened to [size(0), rest].
 Tensor orthogonal_(Tensor tensor, double gain = 1.0);
 
+// LibTorch's default initialisation of a convolution (plain or transposed): weight
+// kaiming_uniform_ with a = sqrt(5), bias (if defined) uniform in +-1/sqrt(fan_in of weight).
+void conv_default_(const Tensor& weight, const Tensor& bias);
+
 }  // namespace nn::init
 }  // namespace tg

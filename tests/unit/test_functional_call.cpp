@@ -8,6 +8,7 @@
 #include <tensorgen/tensorgen.h>
 
 #include "functorch/functional_call.h"
+#include "transforms_test_helpers.h"
 
 namespace {
 
@@ -15,21 +16,9 @@ using tg::Tensor;
 namespace func = tg::func;
 namespace nn = tg::nn;
 
-tg::TensorOptions f64() { return tg::TensorOptions().dtype(tg::kDouble); }
-
-double max_diff(const Tensor& a, const Tensor& b) {
-  REQUIRE(a.sizes() == b.sizes());
-  return (a - b).abs().max().item<double>();
-}
-
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const tg::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using transforms_test::error_of;
+using transforms_test::f64;
+using transforms_test::max_diff;
 
 nn::Sequential make_mlp() {
   tg::set_default_dtype(tg::kDouble);

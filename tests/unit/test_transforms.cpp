@@ -9,6 +9,7 @@
 
 #include "autograd/forward_ad.h"
 #include "functorch/transforms.h"
+#include "transforms_test_helpers.h"
 
 namespace {
 
@@ -16,21 +17,9 @@ using tg::Tensor;
 namespace fwd = tg::autograd::forward_ad;
 namespace func = tg::func;
 
-tg::TensorOptions f64() { return tg::TensorOptions().dtype(tg::kDouble); }
-
-double max_diff(const Tensor& a, const Tensor& b) {
-  REQUIRE(a.sizes() == b.sizes());
-  return (a - b).abs().max().item<double>();
-}
-
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const tg::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using transforms_test::error_of;
+using transforms_test::f64;
+using transforms_test::max_diff;
 
 // A small MLP loss over one sample: sum((tanh(x W1 + b1) W2)^2) / 2.
 struct Mlp {

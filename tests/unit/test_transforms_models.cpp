@@ -8,17 +8,15 @@
 
 #include <tensorgen/tensorgen.h>
 
+#include "transforms_test_helpers.h"
+
 namespace {
 
 using tg::Tensor;
 namespace func = tg::func;
 
-tg::TensorOptions f64() { return tg::TensorOptions().dtype(tg::kDouble); }
-
-double max_diff(const Tensor& a, const Tensor& b) {
-  REQUIRE(a.sizes() == b.sizes());
-  return (a - b).abs().max().item<double>();
-}
+using transforms_test::f64;
+using transforms_test::max_diff;
 
 // Random class indices in [0, classes) of the given shape.
 Tensor random_classes(int64_t classes, std::vector<int64_t> shape) {

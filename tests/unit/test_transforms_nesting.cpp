@@ -6,27 +6,16 @@
 #include <string>
 
 #include <tensorgen/tensorgen.h>
+#include "transforms_test_helpers.h"
 
 namespace {
 
 using tg::Tensor;
 namespace func = tg::func;
 
-tg::TensorOptions f64() { return tg::TensorOptions().dtype(tg::kDouble); }
-
-double max_diff(const Tensor& a, const Tensor& b) {
-  REQUIRE(a.sizes() == b.sizes());
-  return (a - b).abs().max().item<double>();
-}
-
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const tg::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using transforms_test::error_of;
+using transforms_test::f64;
+using transforms_test::max_diff;
 
 // A non-trivial scalar function of a vector: sum(tanh(W x + b)^2 * sigmoid(x[:3])) + (x.x)^2 / 10.
 struct Scalar {

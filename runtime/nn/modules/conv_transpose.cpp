@@ -40,12 +40,7 @@ void ConvTransposeNdImpl<D, Derived>::reset() {
 
 template <size_t D, typename Derived>
 void ConvTransposeNdImpl<D, Derived>::reset_parameters() {
-  init::kaiming_uniform_(weight, std::sqrt(5.0));
-  if (bias.defined()) {
-    auto [fan_in, fan_out] = init::_calculate_fan_in_and_fan_out(weight);
-    const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
-    init::uniform_(bias, -bound, bound);
-  }
+  init::conv_default_(weight, bias);
 }
 
 template <size_t D, typename Derived>
