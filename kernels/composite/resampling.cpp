@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/host_buffer.h"
 #include "NativeFunctions.h"
 #include "ops/tensor_from_values.h"
 #include "tensorgen/ops.h"
@@ -63,15 +64,15 @@ Tensor resample_dim(const Tensor& self, int64_t dim, int64_t out, Interpolation 
   if (mode == Interpolation::Nearest) {
     // In float, as LibTorch computes it, so that positions landing on an integer agree.
     const float float_step = static_cast<float>(step);
-    std::vector<int64_t> source(static_cast<size_t>(out));
+    HostVector<int64_t> source = host_buffer<int64_t>("upsample", out);
     for (int64_t o = 0; o < out; ++o) {
       source[static_cast<size_t>(o)] =
           std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * float_step)), in - 1);
     }
-    return self.index_select(dim, tg::tensor(source, options).to(self.device()));
+    return self.index_select(dim, tg::tensor(ArrayRef<int64_t>(source.data(), source.size()), options).to(self.device()));
   }
-  std::vector<int64_t> lower(static_cast<size_t>(out)), upper(static_cast<size_t>(out));
-  std::vector<double> weight(static_cast<size_t>(out));
+  HostVector<int64_t> lower = host_buffer<int64_t>("upsample", out), upper = host_buffer<int64_t>("upsample", out);
+  HostVector<double> weight = host_buffer<double>("upsample", out);
   for (int64_t o = 0; o < out; ++o) {
     double position;
     if (align_corners) {
@@ -87,9 +88,9 @@ Tensor resample_dim(const Tensor& self, int64_t dim, int64_t out, Interpolation 
   std::vector<int64_t> weight_shape(static_cast<size_t>(self.dim()), 1);
   weight_shape[static_cast<size_t>(dim)] = out;
   const Tensor upper_weight =
-      tg::tensor(weight, TensorOptions().dtype(kDouble)).to(self.device()).to(self.scalar_type()).view(weight_shape);
-  const Tensor low = self.index_select(dim, tg::tensor(lower, options).to(self.device()));
-  const Tensor high = self.index_select(dim, tg::tensor(upper, options).to(self.device()));
+      tg::tensor(ArrayRef<double>(weight.data(), weight.size()), TensorOptions().dtype(kDouble)).to(self.device()).to(self.scalar_type()).view(weight_shape);
+  const Tensor low = self.index_select(dim, tg::tensor(ArrayRef<int64_t>(lower.data(), lower.size()), options).to(self.device()));
+  const Tensor high = self.index_select(dim, tg::tensor(ArrayRef<int64_t>(upper.data(), upper.size()), options).to(self.device()));
   return low + (high - low) * upper_weight;
 }
 

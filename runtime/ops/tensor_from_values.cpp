@@ -28,9 +28,13 @@ ScalarType dtype_for_values() {
 template <typename T>
 Tensor tensor(ArrayRef<T> values, const TensorOptions& options) {
   ScalarType dtype = options.dtype_opt().value_or(dtype_for_values<T>());
-  Tensor cpu = make_empty_tensor({static_cast<int64_t>(values.size())}, dtype, Device(kCPU));
+  // A floating value goes to an integral dtype as a copy converts it (LibTorch's tensor() does
+  // the same: {-2.0} as uint8 is 254), not through the checked Scalar conversion, which raises.
+  const ScalarType staged = std::is_floating_point_v<T> && is_integral_type(dtype, false) ? kDouble : dtype;
+  Tensor cpu = make_empty_tensor({static_cast<int64_t>(values.size())}, staged, Device(kCPU));
   char* data = static_cast<char*>(cpu.data_ptr());
-  for (size_t i = 0; i < values.size(); ++i) store_scalar(data + i * element_size(dtype), dtype, Scalar(values[i]));
+  for (size_t i = 0; i < values.size(); ++i) store_scalar(data + i * element_size(staged), staged, Scalar(values[i]));
+  if (staged != dtype) cpu = cpu.to(dtype);
   Tensor result = options.device().is_cpu() ? cpu : cpu.to(TensorOptions().device(options.device()));
   return apply_requires_grad_option("tensor", std::move(result), options);
 }
@@ -128,9 +132,12 @@ std::ostream& operator<<(std::ostream& stream, const TensorData& data) {
 
 Tensor tensor(const TensorData& data, const TensorOptions& options) {
   const ScalarType dtype = options.dtype_opt().value_or(data.dtype());
-  Tensor cpu = make_empty_tensor(data.sizes(), dtype, Device(kCPU));
+  // As above: floating values reach an integral dtype through a copy's conversion.
+  const ScalarType staged = is_floating_type(data.dtype()) && is_integral_type(dtype, false) ? kDouble : dtype;
+  Tensor cpu = make_empty_tensor(data.sizes(), staged, Device(kCPU));
   int64_t position = 0;
-  data.fill(static_cast<char*>(cpu.data_ptr()), dtype, position);
+  data.fill(static_cast<char*>(cpu.data_ptr()), staged, position);
+  if (staged != dtype) cpu = cpu.to(dtype);
   Tensor result = options.device().is_cpu() ? cpu : cpu.to(TensorOptions().device(options.device()));
   return apply_requires_grad_option("tensor", std::move(result), options);
 }

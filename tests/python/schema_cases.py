@@ -24,6 +24,7 @@ _NUMPY_FUNCTIONS = {
     "std::max": "np.maximum", "std::erf": "_erf",
 }
 _erf = np.vectorize(math.erf, otypes=[np.float64])
+_NUMPY_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "atan2": "arctan2"}
 
 
 def _split_ternary(text: str) -> Optional[tuple[str, str, str]]:
@@ -48,7 +49,8 @@ def numpy_expression(reference: str) -> str:
         return f"np.where({condition}, {yes}, {no})"
     for cpp, py in _NUMPY_FUNCTIONS.items():
         reference = reference.replace(cpp + "(", py + "(")
-    return reference
+    # Any other <cmath> function is NumPy's of the same name (asin is arcsin, ...).
+    return re.sub(r"std::(\w+)\(", lambda m: f"np.{_NUMPY_NAMES.get(m.group(1), m.group(1))}(", reference)
 
 
 @dataclass(frozen=True)
