@@ -16,9 +16,10 @@ namespace {
 // when it was not created while the innermost grad/vjp/jvp ran. While one runs, TensorImpl's
 // creation hook records every new tensor of the thread in the transform's set
 // (interpreter_stack.cpp); a recorded address cannot belong to a tensor that existed before, as
-// that tensor was alive, holding its address, all along. The check runs where autograd records
-// an in-place operation, i.e. when some argument takes part in reverse or forward mode; a write
-// that involves no differentiated value carries nothing out of the transform and is allowed.
+// that tensor was alive, holding its address, all along. The check runs in autograd's kernel of
+// every in-place operation: while a grad/vjp/jvp runs, the thread includes the Autograd key, so
+// a write reaches the check even when no argument has history (`captured.zero_()`), and is
+// refused as functorch refuses it.
 void check_capture(std::string_view op, const Tensor& self) {
   const Interpreter* transform = innermost_differentiating();
   if (transform == nullptr || !self.defined()) return;

@@ -5,12 +5,17 @@
 
 #include "core/error.h"
 #include "core/tensor_creation_hook.h"
+#include "dispatch/local_dispatch_key_set.h"
 
 namespace tg::functorch {
 namespace {
 thread_local std::vector<Interpreter> tls_stack;
 // One entry per grad/vjp/jvp on tls_stack, innermost last: the tensors created inside it.
 thread_local std::vector<std::unordered_set<const void*>> tls_created;
+// One entry per grad/vjp/jvp on tls_stack: the thread's included dispatch keys before it.
+// See Note [Captured tensors] in capture_check.cpp: while one runs, Autograd is included, so
+// every in-place call reaches autograd's check, not only calls on tensors with history.
+thread_local std::vector<DispatchKeySet> tls_included_before;
 std::atomic<int64_t> next_level{1};
 }  // namespace
 
@@ -65,6 +70,9 @@ InterpreterGuard::InterpreterGuard(TransformType type, int64_t batch_size) : lev
   if (type != TransformType::Vmap) {
     tls_created.emplace_back();
     detail::enable_tensor_creation_hook();
+    LocalDispatchKeySet& keys = local_dispatch_key_set();
+    tls_included_before.push_back(keys.included);
+    keys.included = keys.included.add(DispatchKey::Autograd);
   }
 }
 
@@ -72,6 +80,8 @@ InterpreterGuard::~InterpreterGuard() {
   TG_INTERNAL_ASSERT(!tls_stack.empty() && tls_stack.back().level == level_, "transforms exit in LIFO order");
   if (tls_stack.back().type != TransformType::Vmap) {
     detail::disable_tensor_creation_hook();
+    local_dispatch_key_set().included = tls_included_before.back();
+    tls_included_before.pop_back();
     // What was created inside this transform was created inside the enclosing one too.
     std::unordered_set<const void*> inner = std::move(tls_created.back());
     tls_created.pop_back();

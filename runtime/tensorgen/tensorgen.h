@@ -33,3 +33,4 @@
 // Forward-mode AD and the function transforms.
 #include "autograd/forward_ad.h"
 #include "functorch/transforms.h"
+#include "functorch/functional_call.h"

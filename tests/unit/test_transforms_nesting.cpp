@@ -155,6 +155,18 @@ TEST_CASE("captured mutation: grad, vjp and jvp refuse an in-place write into a 
   });
   CHECK(j.find("[jvp] copy_") != std::string::npos);
   CHECK(max_diff(captured, tg::zeros({4}, f64())) == 0);  // refused before writing
+  // A write that involves no differentiated value is refused too, as in functorch: no argument
+  // has history, yet the write happens inside the transform.
+  Tensor counter = tg::ones({4}, f64());
+  std::string z = error_of([&] { func::grad([&](const Tensor& t) { counter.zero_(); return t.sum(); })(x); });
+  CHECK(z.find("[grad] zero_") != std::string::npos);
+  std::string a = error_of([&] { func::grad([&](const Tensor& t) { counter.add_(1.0); return t.sum(); })(x); });
+  CHECK(a.find("[grad] add_") != std::string::npos);
+  std::string f = error_of([&] {
+    func::jvp([&](const std::vector<Tensor>& in) { counter.fill_(3.0); return in[0] * 2; }, {x}, {tg::ones_like(x)});
+  });
+  CHECK(f.find("[jvp] fill_") != std::string::npos);
+  CHECK(max_diff(counter, tg::ones({4}, f64())) == 0);
   // Under vmap the innermost grad still refuses it.
   Tensor xs = tg::randn({3, 4}, f64());
   std::string vg = error_of([&] { func::vmap(func::grad([&](const Tensor& t) { return captured.add_(t).sum(); }))(xs); });
