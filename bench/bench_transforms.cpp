@@ -4,7 +4,7 @@
 // jacrev and jacfwd of a 256->256 MLP vs a hand-built Jacobian, hessian of a small function.
 // The last line is the summary the docs quote (docs/performance.md).
 // Note [Timing transforms on a shared VM]: the run is single-threaded (tg::set_num_threads(1),
-// which OpenBLAS follows too) and each case is timed twice: wall clock (bench_util.h) and the
+// which OpenBLAS follows too) and each case is timed twice, over the same calls: wall clock (steady_clock) and the
 // calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID). On a quiet machine the two agree; on the
 // shared 2-core VM, loaded by other builds, the wall figures mostly measure the scheduler, so
 // the ratios of the last line are taken from CPU time. The two cases of a ratio are timed in
@@ -16,8 +16,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <functional>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -149,6 +149,7 @@ int main() {
 
   run_peers();
   std::printf("transforms: vmap(grad)/loop speedup %.2f; jacrev/hand ratio %.2f; fallbacks %ld\n",
-              loop_case.best_cpu / vmap_case.best_cpu, jacrev_case.best_cpu / hand_case.best_cpu, static_cast<long>(func::vmap_fallback_count()));
+              loop_case.best_cpu / vmap_case.best_cpu, jacrev_case.best_cpu / hand_case.best_cpu,
+              static_cast<long>(func::vmap_fallback_count()));
   return 0;
 }
