@@ -5,11 +5,12 @@
 // The last line is the summary the docs quote (docs/performance.md).
 // Note [Timing transforms on a shared VM]: the run is single-threaded (tg::set_num_threads(1),
 // which OpenBLAS follows too) and each case is timed twice, over the same calls: wall clock
-// (steady_clock) and the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID). On a quiet machine the two agree; on the
-// shared 2-core VM, loaded by other builds, the wall figures mostly measure the scheduler, so
-// the ratios of the last line are taken from CPU time. The two cases of a ratio are timed in
-// alternation (11 rounds, the best of each), as load comes and goes within seconds: timed one
-// after the other, jacrev/hand moved between 1.6 and 4.2 from run to run at a load of 18.
+// (steady_clock) and the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID). On a quiet
+// machine the two agree; on the shared 2-core VM, loaded by other builds, the wall figures
+// mostly measure the scheduler, so the ratios of the last line are taken from CPU time. The
+// two cases of a ratio are timed in alternation (11 rounds, the best of each), as load comes
+// and goes within seconds: timed one after the other, jacrev/hand moved between 1.6 and 4.2
+// from run to run at a load of 18.
 #include <time.h>
 #include <unistd.h>
 
