@@ -12,6 +12,7 @@
 #include "NativeFunctions.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
+#include "cpu/parallel.h"
 #include "dtype_dispatch.h"
 #include "scalar_math.h"
 
@@ -159,27 +160,33 @@ void gemm_rank1(const Matrix<T>& a, const Matrix<T>& b, T* c, const Scalar& alph
     row[static_cast<size_t>(j)] = alpha == Acc(1) ? b_j : math::mul(alpha, b_j);
   }
   const Acc* r = row.data();
+  // Rows split over the threads as BLAS would (each thread fences its own streamed stores).
+  const int64_t grain = std::max<int64_t>(1, cpu::kParallelGrain / std::max<int64_t>(n, 1));
 #if defined(__SSE2__)
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     if (streaming && !use_c) {
-      for (int64_t i = 0; i < a.rows; ++i) stream_scaled_row(c + i * n, a(i, 0), r, n);
-      _mm_sfence();  // the streamed lines are visible before the result is used
+      cpu::parallel_for(a.rows, grain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) stream_scaled_row(c + i * n, a(i, 0), r, n);
+        _mm_sfence();  // the streamed lines are visible before the result is used
+      });
       return;
     }
   }
 #endif
   (void)streaming;
-  for (int64_t i = 0; i < a.rows; ++i) {
-    const Acc a_i = cpu::convert<Acc>(a(i, 0));
-    T* out = c + i * n;
-    if (use_c) {
-      for (int64_t j = 0; j < n; ++j) {
-        out[j] = cpu::convert<T>(math::add(math::mul(a_i, r[j]), math::mul(beta, cpu::convert<Acc>(out[j]))));
+  cpu::parallel_for(a.rows, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const Acc a_i = cpu::convert<Acc>(a(i, 0));
+      T* out = c + i * n;
+      if (use_c) {
+        for (int64_t j = 0; j < n; ++j) {
+          out[j] = cpu::convert<T>(math::add(math::mul(a_i, r[j]), math::mul(beta, cpu::convert<Acc>(out[j]))));
+        }
+      } else {
+        for (int64_t j = 0; j < n; ++j) out[j] = cpu::convert<T>(math::mul(a_i, r[j]));
       }
-    } else {
-      for (int64_t j = 0; j < n; ++j) out[j] = cpu::convert<T>(math::mul(a_i, r[j]));
     }
-  }
+  });
 }
 
 template <typename T>
