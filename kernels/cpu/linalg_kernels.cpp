@@ -118,9 +118,9 @@ void gemm_reference(const Matrix<T>& a, const Matrix<T>& b, T* c, const Scalar& 
 // Note [Streaming stores]: a product's time is then the time to write c. When the whole
 // result is larger than a core's cache (kStreamingBytes), its lines are gone from the cache by
 // the time anyone reads them, and normal stores first read every line they write (read for
-// ownership); non-temporal stores skip that read and write whole lines, which measured 1.9x
-// faster here for vmap(grad)'s 8 MiB of per-sample gradients (docs/performance.md). glibc's
-// memset and memcpy switch to them above a size for the same reason. x86 only (SSE2's
+// ownership); non-temporal stores skip that read and write whole lines: writing 8 MiB of
+// outer products (vmap(grad)'s per-sample gradients) took half the time (docs/performance.md).
+// glibc's memset and memcpy switch to them above a size for the same reason. x86 only (SSE2's
 // _mm_stream_ps, 16-byte aligned); elsewhere, and for other dtypes, the plain loop.
 constexpr int64_t kStreamingBytes = int64_t{4} << 20;
 
@@ -275,7 +275,7 @@ void native::bmm_out_cpu(const Tensor& self, const Tensor& mat2, const Tensor& o
     const Tensor a = blas_readable(self), b = blas_readable(mat2);
     const int64_t matrix_numel = out.sizes()[1] * out.sizes()[2];
     scalar_t* c = target.data_ptr<scalar_t>();
-    if (a.sizes()[2] == 1) {  // one outer product per batch: See Note [Streaming stores]
+    if (a.sizes()[2] == 1) {  // one outer product per batch: See Notes [Rank-1 products], [Streaming stores]
       const bool streaming = out.numel() * static_cast<int64_t>(sizeof(scalar_t)) >= kStreamingBytes;
       for (int64_t batch = 0; batch < out.sizes()[0]; ++batch) {
         gemm_rank1(matrix_of<scalar_t>(a, batch), matrix_of<scalar_t>(b, batch), c + batch * matrix_numel, Scalar(1),
