@@ -60,7 +60,7 @@ NB_MODULE(_C, m) {
   // and operator callables hold the signature tables; neither is freed at exit on purpose.
   nb::set_leak_warnings(false);
 
-  nb::class_<tg::Tensor> tensor(m, "Tensor", nb::is_weak_referenceable());
+  nb::class_<tg::Tensor> tensor(m, "Tensor", nb::is_weak_referenceable(), nb::pooled());
   track_tensor_objects(tensor);
   m.def("_num_live_tensor_objects", &num_live_objects);
   bind_types(m);

@@ -2,6 +2,7 @@
 
 #include <nanobind/stl/string.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -109,8 +110,9 @@ bool PythonOperator::bind(const Signature& s, const CallArgs& call, Stack& stack
   };
   const auto& schema_args = s.schema.arguments;
   const size_t n = schema_args.size();
-  PyObject* slots[64] = {};
+  PyObject* slots[64];
   if (n > 64) return fail([&] { return std::string("too many arguments"); });
+  std::fill_n(slots, n, nullptr);
   if (s.self_index >= 0) slots[s.self_index] = call.self;
   PyObject* const* args = call.args;
   size_t nargs = call.nargs;

@@ -29,6 +29,7 @@ tsl::robin_map<const TensorImpl*, PyObject*>& live_objects() {
 }
 
 destructor g_instance_dealloc = nullptr;
+PyObject* g_tensor_type = nullptr;
 
 void tensor_dealloc(PyObject* self) {
   // An instance whose __init__ never ran (or failed) holds no Tensor.
@@ -52,7 +53,10 @@ void record_object(const TensorImpl* impl, PyObject* object) { live_objects()[im
 
 size_t num_live_objects() noexcept { return live_objects().size(); }
 
+PyObject* tensor_type_object() noexcept { return g_tensor_type; }
+
 void track_tensor_objects(nb::handle tensor_type) {
+  g_tensor_type = tensor_type.ptr();
   auto* type = reinterpret_cast<PyTypeObject*>(tensor_type.ptr());
   g_instance_dealloc = type->tp_dealloc;
   type->tp_dealloc = tensor_dealloc;

@@ -6,6 +6,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include <new>
 #include <type_traits>
 #include <utility>
 
@@ -21,6 +22,8 @@ void record_object(const TensorImpl* impl, PyObject* object);
 void track_tensor_objects(nanobind::handle tensor_type);
 // How many tensors have a live Python object (for tests: entries must not outlive objects).
 size_t num_live_objects() noexcept;
+// The Tensor type (set by track_tensor_objects).
+PyObject* tensor_type_object() noexcept;
 
 }  // namespace tg::python
 
@@ -41,16 +44,26 @@ struct type_caster<tg::Tensor> : type_caster_base<tg::Tensor> {
     if (impl)
       if (PyObject* object = tg::python::live_object(impl)) return handle(object).inc_ref();
     // A Tensor is a handle: the new object owns a copy (or the moved value), never a
-    // reference into C++ memory, whatever policy the binding asked for.
+    // reference into C++ memory, whatever policy the binding asked for. The instance is made
+    // directly (nb_type_put would look the type up by typeid and weigh the policy per call).
+    (void) cleanup;
     constexpr bool movable = !is_pointer_v<std::remove_reference_t<T>> && std::is_rvalue_reference_v<T&&> &&
                              !std::is_const_v<std::remove_reference_t<T>>;
-    handle object;
-    if constexpr (movable)
-      object = type_caster_base<tg::Tensor>::from_cpp(std::forward<T>(value), rv_policy::move, cleanup);
-    else
-      object = type_caster_base<tg::Tensor>::from_cpp(std::forward<T>(value), rv_policy::copy, cleanup);
-    if (impl && object.is_valid()) tg::python::record_object(impl, object.ptr());
-    return object;
+    try {
+      object instance = inst_alloc(handle(tg::python::tensor_type_object()));
+      if constexpr (movable)
+        new (inst_ptr<tg::Tensor>(instance)) tg::Tensor(std::move(value));
+      else
+        new (inst_ptr<tg::Tensor>(instance)) tg::Tensor(*tensor);
+      inst_mark_ready(instance);
+      if (impl) tg::python::record_object(impl, instance.ptr());
+      return instance.release();
+    } catch (python_error& e) {
+      e.restore();
+    } catch (const std::bad_alloc&) {
+      PyErr_NoMemory();
+    }
+    return handle();
   }
 };
 
