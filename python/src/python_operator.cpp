@@ -51,8 +51,10 @@ int find_argument(const Signature& s, std::string_view name) {
   return -1;
 }
 
-// A Stack per call without an allocation per call: calls on this thread reuse the stacks of
-// earlier ones (a call can nest in another, through a hook, so each takes its own).
+// A Stack per call without an allocation per call: calls reuse the stacks of earlier ones
+// (a call can nest in another, through a hook, so each takes its own). Calls from Python hold
+// the GIL, which guards the pool (a thread_local would cost a __tls_get_addr per access in a
+// dlopen'ed library).
 struct StackLease {
   StackLease() {
     if (!spare().empty()) {
@@ -67,8 +69,8 @@ struct StackLease {
   StackLease(const StackLease&) = delete;
   StackLease& operator=(const StackLease&) = delete;
   static std::vector<Stack>& spare() {
-    static thread_local std::vector<Stack> stacks;
-    return stacks;
+    static auto* stacks = new std::vector<Stack>();  // kept for the process, as the operators
+    return *stacks;
   }
   Stack stack;
 };
