@@ -2,6 +2,7 @@
 
 #include <nanobind/stl/string.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -50,6 +51,30 @@ int find_argument(const Signature& s, std::string_view name) {
   return -1;
 }
 
+// A Stack per call without an allocation per call: calls reuse the stacks of earlier ones
+// (a call can nest in another, through a hook, so each takes its own). Calls from Python hold
+// the GIL, which guards the pool (a thread_local would cost a __tls_get_addr per access in a
+// dlopen'ed library).
+struct StackLease {
+  StackLease() {
+    if (!spare().empty()) {
+      stack = std::move(spare().back());
+      spare().pop_back();
+    }
+  }
+  ~StackLease() {
+    stack.clear();
+    if (spare().size() < 8) spare().push_back(std::move(stack));
+  }
+  StackLease(const StackLease&) = delete;
+  StackLease& operator=(const StackLease&) = delete;
+  static std::vector<Stack>& spare() {
+    static auto* stacks = new std::vector<Stack>();  // kept for the process, as the operators
+    return *stacks;
+  }
+  Stack stack;
+};
+
 }  // namespace
 
 void PythonOperator::add_overload(const char* schema_text, bool factory) {
@@ -77,9 +102,8 @@ void PythonOperator::add_overload(const char* schema_text, bool factory) {
   overloads_.push_back(std::move(s));
 }
 
-bool PythonOperator::bind(const Signature& s, PyObject* self, PyObject* const* args, size_t nargs,
-                          PyObject* kwargs, Stack& stack, PyObject** returned, bool& requires_grad,
-                          std::string* why) const {
+bool PythonOperator::bind(const Signature& s, const CallArgs& call, Stack& stack, PyObject** returned,
+                          bool& requires_grad, std::string* why) const {
   // The reason is built only when asked for (after no overload matched): the fast path
   // makes no strings.
   auto fail = [why](auto&& reason) {
@@ -88,9 +112,12 @@ bool PythonOperator::bind(const Signature& s, PyObject* self, PyObject* const* a
   };
   const auto& schema_args = s.schema.arguments;
   const size_t n = schema_args.size();
-  PyObject* slots[64] = {};
+  PyObject* slots[64];
   if (n > 64) return fail([&] { return std::string("too many arguments"); });
-  if (s.self_index >= 0) slots[s.self_index] = self;
+  std::fill_n(slots, n, nullptr);
+  if (s.self_index >= 0) slots[s.self_index] = call.self;
+  PyObject* const* args = call.args;
+  size_t nargs = call.nargs;
   // Positional arguments.
   size_t next = 0;
   auto next_positional = [&]() -> int {
@@ -118,28 +145,26 @@ bool PythonOperator::bind(const Signature& s, PyObject* self, PyObject* const* a
     slots[slot] = args[i];
   }
   // Keyword arguments.
-  if (kwargs) {
-    PyObject *key, *value;
-    Py_ssize_t pos = 0;
-    while (PyDict_Next(kwargs, &pos, &key, &value)) {
-      const char* name = PyUnicode_AsUTF8(key);
-      if (!name) {
-        PyErr_Clear();
-        return fail([&] { return std::string("keyword names must be strings"); });
-      }
-      std::string_view key_name(name);
-      if (s.factory && key_name == "requires_grad") {
-        if (!PyBool_Check(value)) return fail([&] { return std::string("argument 'requires_grad' must be bool, not " + python_type_name(value)); });
-        requires_grad = value == Py_True;
-        continue;
-      }
-      int slot = find_argument(s, key_name);
-      // `from_` for a schema argument named by a Python keyword (`from`), as in PyTorch.
-      if (slot < 0 && key_name.size() > 1 && key_name.back() == '_') slot = find_argument(s, key_name.substr(0, key_name.size() - 1));
-      if (slot < 0 || slot == s.self_index) return fail([&] { return std::string("got an unexpected keyword argument '" + std::string(key_name) + "'"); });
-      if (slots[slot]) return fail([&] { return std::string("got multiple values for argument '" + std::string(key_name) + "'"); });
-      slots[slot] = value;
+  const Py_ssize_t nkwargs = call.kwnames ? PyTuple_GET_SIZE(call.kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkwargs; ++k) {
+    PyObject* value = call.kwvalues[k];
+    const char* name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(call.kwnames, k));
+    if (!name) {
+      PyErr_Clear();
+      return fail([&] { return std::string("keyword names must be strings"); });
     }
+    std::string_view key_name(name);
+    if (s.factory && key_name == "requires_grad") {
+      if (!PyBool_Check(value)) return fail([&] { return std::string("argument 'requires_grad' must be bool, not " + python_type_name(value)); });
+      requires_grad = value == Py_True;
+      continue;
+    }
+    int slot = find_argument(s, key_name);
+    // `from_` for a schema argument named by a Python keyword (`from`), as in PyTorch.
+    if (slot < 0 && key_name.size() > 1 && key_name.back() == '_') slot = find_argument(s, key_name.substr(0, key_name.size() - 1));
+    if (slot < 0 || slot == s.self_index) return fail([&] { return std::string("got an unexpected keyword argument '" + std::string(key_name) + "'"); });
+    if (slots[slot]) return fail([&] { return std::string("got multiple values for argument '" + std::string(key_name) + "'"); });
+    slots[slot] = value;
   }
   // Conversion, and defaults for what was not given.
   stack.clear();
@@ -160,18 +185,21 @@ bool PythonOperator::bind(const Signature& s, PyObject* self, PyObject* const* a
   return true;
 }
 
-nb::object PythonOperator::call(PyObject* self, PyObject* const* args, size_t nargs, PyObject* kwargs) const {
-  Stack stack;
+nb::object PythonOperator::call(const CallArgs& call) const {
+  StackLease lease;
+  Stack& stack = lease.stack;
   for (const Signature& s : overloads_) {
     PyObject* returned = nullptr;
     bool requires_grad = false;
-    if (!bind(s, self, args, nargs, kwargs, stack, &returned, requires_grad, nullptr)) continue;
+    if (!bind(s, call, stack, &returned, requires_grad, nullptr)) continue;
     // The GIL stays held: an operator runs no Python code, and what could (hooks, DLPack
     // deleters) takes the GIL itself. See Note [The GIL] in docs/python.md.
     s.op.callBoxed(stack);
     if (returned) return nb::borrow(returned);
     if (stack.size() == 1) {
-      nb::object result = from_ivalue(stack[0]);
+      // The result's Tensor is moved into its Python object (no reference-count round trip).
+      nb::object result = stack[0].isTensor() && stack[0].toTensor().defined() ? nb::cast(std::move(stack[0]).toTensor())
+                                                                                 : from_ivalue(stack[0]);
       if (requires_grad) nb::cast<Tensor&>(result).requires_grad_(true);
       return result;
     }
@@ -184,23 +212,21 @@ nb::object PythonOperator::call(PyObject* self, PyObject* const* args, size_t na
     PyObject* returned = nullptr;
     bool requires_grad = false;
     reasons.emplace_back();
-    bind(s, self, args, nargs, kwargs, stack, &returned, requires_grad, &reasons.back());
+    bind(s, call, stack, &returned, requires_grad, &reasons.back());
   }
-  no_match(self, args, nargs, kwargs, reasons);
+  no_match(call, reasons);
 }
 
-void PythonOperator::no_match(PyObject* self, PyObject* const* args, size_t nargs, PyObject* kwargs,
-                              const std::vector<std::string>& reasons) const {
+void PythonOperator::no_match(const CallArgs& call, const std::vector<std::string>& reasons) const {
   std::string got;
-  for (size_t i = 0; i < nargs; ++i) got += (i ? ", " : "") + python_type_name(args[i]);
-  if (kwargs) {
-    PyObject *key, *value;
-    Py_ssize_t pos = 0;
-    while (PyDict_Next(kwargs, &pos, &key, &value))
-      got += (got.empty() ? "" : ", ") + std::string(PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : "?") + "=" +
-             python_type_name(value);
+  for (size_t i = 0; i < call.nargs; ++i) got += (i ? ", " : "") + python_type_name(call.args[i]);
+  const Py_ssize_t nkwargs = call.kwnames ? PyTuple_GET_SIZE(call.kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkwargs; ++k) {
+    PyObject* key = PyTuple_GET_ITEM(call.kwnames, k);
+    got += (got.empty() ? "" : ", ") + std::string(PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : "?") + "=" +
+           python_type_name(call.kwvalues[k]);
   }
-  std::string message = "[" + name_ + "] " + (self ? "Tensor." : "") + name_ +
+  std::string message = "[" + name_ + "] " + (call.self ? "Tensor." : "") + name_ +
                         "() received an invalid combination of arguments - got (" + got +
                         "), but expected one of:";
   for (size_t i = 0; i < overloads_.size(); ++i)
@@ -220,23 +246,10 @@ void bind_operators(nb::module_& m, nb::handle tensor_class) {
     if (!slot) slot = std::make_unique<PythonOperator>(row.python_name, row.method);
     slot->add_overload(row.schema, row.factory);
   }
-  for (auto& [name, op] : *functions) {
-    const PythonOperator* raw = op.get();
-    m.def(name.c_str(), [raw](nb::args args, nb::kwargs kwargs) {
-      return raw->call(nullptr, reinterpret_cast<PyTupleObject*>(args.ptr())->ob_item, args.size(),
-                       kwargs.size() ? kwargs.ptr() : nullptr);
-    });
-  }
-  for (auto& [name, op] : *methods) {
-    const PythonOperator* raw = op.get();
-    nb::object method = nb::cpp_function(
-        [raw](nb::handle self, nb::args args, nb::kwargs kwargs) {
-          return raw->call(self.ptr(), reinterpret_cast<PyTupleObject*>(args.ptr())->ob_item, args.size(),
-                           kwargs.size() ? kwargs.ptr() : nullptr);
-        },
-        nb::is_method(), nb::name(name.c_str()), nb::scope(tensor_class));
-    nb::setattr(tensor_class, name.c_str(), method);
-  }
+  for (auto& [name, op] : *functions)
+    nb::setattr(m, name.c_str(), make_operator_callable(op.get(), false, name.c_str()));
+  for (auto& [name, op] : *methods)
+    nb::setattr(tensor_class, name.c_str(), make_operator_callable(op.get(), true, ("Tensor." + name).c_str()));
   // Python's operators run the generated methods themselves (no Python frame in between).
   static const std::pair<const char*, const char*> kOperatorAliases[] = {
       {"__add__", "add"},       {"__radd__", "add"},      {"__iadd__", "add_"},     {"__sub__", "sub"},

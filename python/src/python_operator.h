@@ -31,24 +31,33 @@ struct Signature {
   std::string text;          // "(Tensor self, Tensor other, *, Number alpha=1)" for errors
 };
 
+// A call's arguments as the interpreter passes them to a vectorcall: positional `args`, and
+// the values of the keywords named in `kwnames` (a tuple, or null) at `kwvalues`.
+struct CallArgs {
+  PyObject* self;  // the tensor of a method call, or null
+  PyObject* const* args;
+  size_t nargs;
+  PyObject* kwnames;
+  PyObject* const* kwvalues;
+};
+
 class PythonOperator {
  public:
   PythonOperator(std::string name, bool method) : name_(std::move(name)), method_(method) {}
 
   // Parses `schema` (throws tg::ValueError on a malformed one) and appends it.
   void add_overload(const char* schema, bool factory);
-  // Runs the call. `self` is the tensor of a method call, or null.
-  nb::object call(PyObject* self, PyObject* const* args, size_t nargs, PyObject* kwargs) const;
+  // Runs the call.
+  nb::object call(const CallArgs& call) const;
 
   const std::string& name() const { return name_; }
 
  private:
   // Fills `stack` for `signature`; returns false when the call does not fit it, and then
   // says why in `*why` when `why` is not null.
-  bool bind(const Signature& signature, PyObject* self, PyObject* const* args, size_t nargs, PyObject* kwargs,
-            Stack& stack, PyObject** returned, bool& requires_grad, std::string* why) const;
-  [[noreturn]] void no_match(PyObject* self, PyObject* const* args, size_t nargs, PyObject* kwargs,
-                             const std::vector<std::string>& reasons) const;
+  bool bind(const Signature& signature, const CallArgs& call, Stack& stack, PyObject** returned,
+            bool& requires_grad, std::string* why) const;
+  [[noreturn]] void no_match(const CallArgs& call, const std::vector<std::string>& reasons) const;
 
   std::string name_;
   bool method_;
@@ -58,5 +67,14 @@ class PythonOperator {
 // Parses the generated signature table and binds every function to `m` and every method
 // to `tensor_class`.
 void bind_operators(nb::module_& m, nb::handle tensor_class);
+
+// The Python callable of `op` (operator_callable.cpp): a vectorcall object, for a method a
+// method descriptor. `op` must outlive it.
+nb::object make_operator_callable(const PythonOperator* op, bool method, const char* qualname);
+
+// Sets the Python error for the C++ exception being handled (inside a catch block), as
+// nanobind's bindings do: nanobind's exceptions, then tensorgen's translator (module.cpp).
+void set_python_error_from_exception() noexcept;
+void translate_error(const std::exception_ptr& exception, void*);
 
 }  // namespace tg::python

@@ -85,8 +85,10 @@ bool read_sequence(PyObject* v, Read&& read) {
 bool to_element(BaseType base, PyObject* v, IValue& out) {
   switch (base) {
     case BaseType::Tensor:
-      if (!PyObject_TypeCheck(v, g_tensor_type)) return false;
-      out = IValue(nb::cast<const Tensor&>(nb::handle(v)));
+      // The instance's Tensor directly (nb::cast looks the type up again); one that
+      // Tensor.__new__ made without __init__ holds none.
+      if (!PyObject_TypeCheck(v, g_tensor_type) || !nb::inst_ready(v)) return false;
+      out = IValue(*nb::inst_ptr<Tensor>(v));
       return true;
     case BaseType::Int:
     case BaseType::SymInt:

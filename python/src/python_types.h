@@ -10,6 +10,7 @@
 
 #include "core/ivalue.h"
 #include "dispatch/function_schema.h"
+#include "tensor_object.h"
 
 namespace tg::python {
 

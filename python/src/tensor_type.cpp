@@ -88,7 +88,12 @@ void bind_tensor_members(nb::module_& m, nb::class_<Tensor>& cls) {
       .def("__repr__", [](const GradFn& f) { return "<" + f.node->name() + ">"; });
   nb::class_<RemovableHandle>(m, "RemovableHandle").def("remove", &RemovableHandle::remove);
 
-  cls.def(nb::init<const Tensor&>(), nb::arg("other"))
+  // `Tensor.__init__(self, other)` (nn.Parameter's): the new object shares `other`'s TensorImpl
+  // and becomes the one conversions return (Note [One Python object per tensor]).
+  cls.def("__init__", [](nb::pointer_and_handle<Tensor> self, const Tensor& other) {
+         new (self.p) Tensor(other);
+         if (other.defined()) record_object(other.unsafeGetTensorImpl(), self.h.ptr());
+       }, nb::arg("other"))
       .def_prop_ro("shape", [](const Tensor& t) {
         nb::tuple shape = nb::steal<nb::tuple>(PyTuple_New(t.dim()));
         for (int64_t i = 0; i < t.dim(); ++i) PyTuple_SET_ITEM(shape.ptr(), i, PyLong_FromLongLong(t.sizes()[i]));

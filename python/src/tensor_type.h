@@ -5,6 +5,7 @@
 #include <nanobind/nanobind.h>
 
 #include "core/tensor.h"
+#include "tensor_object.h"
 
 namespace tg::python {
 

@@ -15,7 +15,7 @@ from tensorgen import _tensor  # noqa: F401  (the Python-level Tensor methods)
 from tensorgen._tensor import from_dlpack, from_numpy, tensor  # noqa: F401
 from tensorgen.autograd import enable_grad, no_grad, set_grad_enabled  # noqa: F401
 from tensorgen.serialization import load, save  # noqa: F401
-from tensorgen import autograd, func, nn, optim, utils  # noqa: F401
+from tensorgen import autograd, func, jit, nn, optim, utils  # noqa: F401
 
 is_grad_enabled = _C.is_grad_enabled
 manual_seed = _C.manual_seed

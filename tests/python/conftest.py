@@ -16,6 +16,17 @@ except ImportError as error:  # pragma: no cover - a set-up mistake, said plainl
     raise SystemExit(f"tests/python: cannot import tensorgen ({error}); build it with `ninja -C build` and run "
                      "with PYTHONPATH=build/python, or `pip install .`")
 
+# torch, the peer of the comparisons (skipped without it): this interpreter's, else the one
+# tools/setup-libtorch.sh installs into .venv-torch/, made importable here (tools/torch_peer.py).
+sys.path.insert(0, str(REPOSITORY / "tools"))
+from torch_peer import import_torch  # noqa: E402
+
+TORCH, TORCH_SOURCE = import_torch()
+
+
+def pytest_report_header(config):
+    return f"torch: {TORCH.__version__} from {TORCH_SOURCE}" if TORCH else f"torch: not importable ({TORCH_SOURCE})"
+
 
 @pytest.fixture(autouse=True)
 def _seed():

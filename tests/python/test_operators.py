@@ -50,7 +50,12 @@ class _TorchShim:
         return self.torch.tensor(values)
 
     def __getattr__(self, name):
-        return getattr(self.torch, name)
+        # A public torch function where there is one, else the ATen operator of the same
+        # schema name (gelu, silu and the *_backward operators are only in torch.ops.aten).
+        try:
+            return getattr(self.torch, name)
+        except AttributeError:
+            return getattr(self.torch.ops.aten, name)
 
 
 # dtype promotion, PyTorch's rules: within a category the wider type; across categories
