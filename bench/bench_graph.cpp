@@ -137,7 +137,8 @@ int main(int argc, char** argv) {
       eager = std::min(eager, us_per_call(c.iterations, [&] { bench::do_not_optimize(c.fn(c.inputs)); }));
       stat = std::min(stat, us_per_call(c.iterations, [&] { bench::do_not_optimize(m.run(c.inputs)); }));
       if (frozen) {
-        stat_frozen = std::min(stat_frozen, us_per_call(c.iterations, [&] { bench::do_not_optimize(frozen->run(data)); }));
+        stat_frozen =
+            std::min(stat_frozen, us_per_call(c.iterations, [&] { bench::do_not_optimize(frozen->run(data)); }));
       }
     }
     bench::report("graph." + c.name + ".eager_us", eager, "us");

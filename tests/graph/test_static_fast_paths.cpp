@@ -22,7 +22,9 @@ std::vector<double> reference_product(const Tensor& x, const Tensor& b) {
   const int64_t k = b.size(0), n = b.size(1);
   std::vector<double> result(static_cast<size_t>(n), 0.0);
   for (int64_t j = 0; j < n; ++j) {
-    for (int64_t p = 0; p < k; ++p) result[static_cast<size_t>(j)] += xd.data_ptr<double>()[p] * bd.data_ptr<double>()[p * n + j];
+    for (int64_t p = 0; p < k; ++p) {
+      result[static_cast<size_t>(j)] += xd.data_ptr<double>()[p] * bd.data_ptr<double>()[p * n + j];
+    }
   }
   return result;
 }
@@ -38,7 +40,8 @@ void check_close_to_reference(const Tensor& got, const Tensor& x, const Tensor& 
   for (size_t j = 0; j < ref.size(); ++j) {
     CAPTURE(j);
     const double expected = alpha * ref[j] + (plus.empty() ? 0.0 : plus[j]);
-    const double tolerance = 2 * (k + 2) * 6e-8 * (std::abs(alpha) * bound[j] + (plus.empty() ? 0.0 : std::abs(plus[j])));
+    const double magnitude = std::abs(alpha) * bound[j] + (plus.empty() ? 0.0 : std::abs(plus[j]));
+    const double tolerance = 2 * (k + 2) * 6e-8 * magnitude;
     CHECK(std::abs(g.data_ptr<float>()[j] - expected) <= tolerance + 1e-30);
   }
 }
