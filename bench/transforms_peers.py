@@ -1,5 +1,6 @@
 """The cases of bench_transforms in torch.func and JAX (CPU), for the figures beside ours.
-Prints `name value unit` lines; exits 1 when neither peer imports. Run by bench_transforms.
+Prints `name value unit` lines; exits 1 when no peer asked for (arguments: torch.func, jax;
+none: both) imports. Run by bench_transforms.
 As bench_transforms (Note [Timing transforms on a shared VM]), the peers run on one thread and
 each case is timed in wall clock and in CPU time (the process's, as JAX computes on threads of
 its own); `_cpu` names the CPU-time figures."""
@@ -48,6 +49,13 @@ def torch_cases():
 
     report("torch_jacrev_mlp_256", lambda: jacrev(mlp)(x))
     report("torch_jacfwd_mlp_256", lambda: jacfwd(mlp)(x))
+
+    def hand(t):
+        h = torch.tanh(w @ t)
+        y = torch.tanh(v @ h)
+        return (1 - y * y)[:, None] * (v @ ((1 - h * h)[:, None] * w))
+
+    report("torch_jacobian_by_hand_256", lambda: hand(x))
     a, x16 = torch.randn(16, 16), torch.randn(16)
     report("torch_hessian_16", lambda: hessian(lambda t: torch.tanh(a @ t).sum())(x16))
 
@@ -91,7 +99,10 @@ def jax_cases():
 
 def main() -> int:
     ran = False
+    wanted = sys.argv[1:] or ["torch.func", "jax"]  # bench_transforms names the peers still to run
     for name, cases in (("torch.func", torch_cases), ("jax", jax_cases)):
+        if name not in wanted:
+            continue
         try:
             cases()
             ran = True

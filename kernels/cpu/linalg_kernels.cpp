@@ -6,6 +6,8 @@
 // with or without BLAS.
 #include <algorithm>
 #include <climits>
+#include <cstdint>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -13,11 +15,15 @@
 #include "cpu/convert.h"
 #include "cpu/copy.h"
 #include "cpu/gemv.h"
+#include "cpu/parallel.h"
 #include "dtype_dispatch.h"
 #include "scalar_math.h"
 
 #ifdef TG_HAVE_BLAS
 #include <cblas.h>
+#endif
+#if defined(__SSE2__)
+#include <immintrin.h>
 #endif
 
 namespace tg {
@@ -105,10 +111,95 @@ void gemm_reference(const Matrix<T>& a, const Matrix<T>& b, T* c, const Scalar& 
   }
 }
 
+// Note [Rank-1 products]: with k == 1, a @ b is the outer product of a's column and b's row,
+// c[i, j] = alpha * a[i] * b[j] (+ beta * c[i, j]): one pass writing c. BLAS's gemm spends more
+// on it than that (OpenBLAS zeroes c in a beta pass, then packs both operands, then runs its
+// kernel), and a backward pass makes many of them: the weight gradient of x @ w for one sample
+// (x a row) is x^T @ grad, and vmap(grad) makes it a bmm of one outer product per sample. Each
+// element is one rounded product, as in BLAS, so both paths agree for alpha == 1.
+//
+// Note [Streaming stores]: a product's time is then the time to write c. When the whole
+// result is larger than a core's cache (kStreamingBytes), its lines are gone from the cache by
+// the time anyone reads them, and normal stores first read every line they write (read for
+// ownership); non-temporal stores skip that read and write whole lines: writing 8 MiB of
+// outer products (vmap(grad)'s per-sample gradients) took half the time (docs/performance.md).
+// glibc's memset and memcpy switch to them above a size for the same reason. x86 only (SSE2's
+// _mm_stream_ps, 16-byte aligned); elsewhere, and for other dtypes, the plain loop.
+constexpr int64_t kStreamingBytes = int64_t{4} << 20;
+
+#if defined(__SSE2__)
+// out[j] = a_i * r[j] for j < n, streamed past the cache (the caller fences).
+void stream_scaled_row(float* out, float a_i, const float* r, int64_t n) {
+  int64_t j = 0;
+  for (; j < n && (reinterpret_cast<uintptr_t>(out + j) & 15) != 0; ++j) out[j] = a_i * r[j];
+  const __m128 scale = _mm_set1_ps(a_i);
+  for (; j + 4 <= n; j += 4) _mm_stream_ps(out + j, _mm_mul_ps(scale, _mm_loadu_ps(r + j)));
+  for (; j < n; ++j) out[j] = a_i * r[j];
+}
+
+void stream_scaled_row(double* out, double a_i, const double* r, int64_t n) {
+  int64_t j = 0;
+  for (; j < n && (reinterpret_cast<uintptr_t>(out + j) & 15) != 0; ++j) out[j] = a_i * r[j];
+  const __m128d scale = _mm_set1_pd(a_i);
+  for (; j + 2 <= n; j += 2) _mm_stream_pd(out + j, _mm_mul_pd(scale, _mm_loadu_pd(r + j)));
+  for (; j < n; ++j) out[j] = a_i * r[j];
+}
+#endif
+
+// c = alpha * a @ b + beta * c for a of one column; `streaming` asks for non-temporal stores
+// (See Note [Streaming stores]), which apply to float and double with beta == 0.
+template <typename T>
+void gemm_rank1(const Matrix<T>& a, const Matrix<T>& b, T* c, const Scalar& alpha_value, const Scalar& beta_value,
+                bool streaming) {
+  using Acc = std::conditional_t<std::is_integral_v<T>, int64_t, opmath_t<T>>;
+  const Acc alpha = alpha_value.to<Acc>();
+  const Acc beta = beta_value.to<Acc>();
+  const bool use_c = beta != Acc(0);
+  const int64_t n = b.cols;
+  // b's row, times alpha unless alpha is 1 (so that alpha == 1 rounds once, as BLAS does).
+  std::vector<Acc> row(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) {
+    const Acc b_j = cpu::convert<Acc>(b(0, j));
+    row[static_cast<size_t>(j)] = alpha == Acc(1) ? b_j : math::mul(alpha, b_j);
+  }
+  const Acc* r = row.data();
+  // Rows split over the threads as BLAS would (each thread fences its own streamed stores).
+  const int64_t grain = std::max<int64_t>(1, cpu::kParallelGrain / std::max<int64_t>(n, 1));
+#if defined(__SSE2__)
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    if (streaming && !use_c) {
+      cpu::parallel_for(a.rows, grain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) stream_scaled_row(c + i * n, a(i, 0), r, n);
+        _mm_sfence();  // the streamed lines are visible before the result is used
+      });
+      return;
+    }
+  }
+#endif
+  (void)streaming;
+  cpu::parallel_for(a.rows, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const Acc a_i = cpu::convert<Acc>(a(i, 0));
+      T* out = c + i * n;
+      if (use_c) {
+        for (int64_t j = 0; j < n; ++j) {
+          out[j] = cpu::convert<T>(math::add(math::mul(a_i, r[j]), math::mul(beta, cpu::convert<Acc>(out[j]))));
+        }
+      } else {
+        for (int64_t j = 0; j < n; ++j) out[j] = cpu::convert<T>(math::mul(a_i, r[j]));
+      }
+    }
+  });
+}
+
 template <typename T>
 void gemm(const Matrix<T>& a, const Matrix<T>& b, T* c, const Scalar& alpha, const Scalar& beta) {
   const int64_t m = a.rows, k = a.cols, n = b.cols;
   if (m == 0 || n == 0) return;
+  if (k == 1) {
+    gemm_rank1(a, b, c, alpha, beta, m * n * static_cast<int64_t>(sizeof(T)) >= kStreamingBytes);
+    return;
+  }
   if constexpr (std::is_same_v<T, float>) {
     // One row: a matrix-vector product, which BLAS's sgemm would run by packing all of b.
     if (m == 1 && cpu::gemv_float(a.data, a.col_stride, b.data, b.row_stride, b.col_stride, k, n, c,
@@ -137,6 +228,28 @@ void gemm(const Matrix<T>& a, const Matrix<T>& b, T* c, const Scalar& alpha, con
   }
 #endif
   gemm_reference(a, b, c, alpha, beta);
+}
+
+// Note [Broadcast bmm operand]: vmap turns a product with an unbatched weight into a bmm whose
+// mat2 is that weight expanded over the batch (batch stride 0), e.g. the forward of a
+// per-sample gradient, where the weight must stay batched for its per-sample gradient. When
+// self's matrices are consecutive rows of one matrix, the whole bmm is one gemm of
+// [batch * n, k] @ [k, m], whose result rows are out's matrices one after another.
+
+// The matrices of a 3-d tensor as one [batch * n, k] matrix, when consecutive rows hold them
+// in a layout BLAS reads (else the per-matrix loop, which BLAS reads, is faster).
+template <typename T>
+std::optional<Matrix<T>> stacked_rows(const Tensor& t) {
+  const int64_t batch = t.sizes()[0], n = t.sizes()[1], k = t.sizes()[2];
+  int64_t row_stride = t.strides()[1];
+  if (n == 1) {
+    row_stride = t.strides()[0];
+  } else if (t.strides()[0] != n * t.strides()[1]) {
+    return std::nullopt;
+  }
+  BlasLayout layout;
+  if (!blas_layout(batch * n, k, row_stride, t.strides()[2], &layout)) return std::nullopt;
+  return Matrix<T>{t.data_ptr<T>(), batch * n, k, row_stride, t.strides()[2]};
 }
 
 // Whether two tensors are the very same elements (same start, shape and strides).
@@ -172,6 +285,20 @@ void native::bmm_out_cpu(const Tensor& self, const Tensor& mat2, const Tensor& o
     const Tensor a = blas_readable(self), b = blas_readable(mat2);
     const int64_t matrix_numel = out.sizes()[1] * out.sizes()[2];
     scalar_t* c = target.data_ptr<scalar_t>();
+    if (a.sizes()[2] == 1) {  // one outer product per batch: See Notes [Rank-1 products], [Streaming stores]
+      const bool streaming = out.numel() * static_cast<int64_t>(sizeof(scalar_t)) >= kStreamingBytes;
+      for (int64_t batch = 0; batch < out.sizes()[0]; ++batch) {
+        gemm_rank1(matrix_of<scalar_t>(a, batch), matrix_of<scalar_t>(b, batch), c + batch * matrix_numel, Scalar(1),
+                   Scalar(0), streaming);
+      }
+      return;
+    }
+    if (out.sizes()[0] > 1 && b.strides()[0] == 0) {  // See Note [Broadcast bmm operand]
+      if (std::optional<Matrix<scalar_t>> rows = stacked_rows<scalar_t>(a)) {
+        gemm(*rows, matrix_of<scalar_t>(b, 0), c, Scalar(1), Scalar(0));
+        return;
+      }
+    }
     for (int64_t batch = 0; batch < out.sizes()[0]; ++batch) {
       gemm(matrix_of<scalar_t>(a, batch), matrix_of<scalar_t>(b, batch), c + batch * matrix_numel, Scalar(1),
            Scalar(0));

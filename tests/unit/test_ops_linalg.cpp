@@ -172,3 +172,110 @@ TEST_CASE("ops_linalg: addmm") {
                  }),
                  "[addmm] expected self and mat1 to have the same dtype"));
 }
+
+// k == 1 takes the rank-1 path (Note [Rank-1 products] in kernels/cpu/linalg_kernels.cpp), not
+// BLAS: outer products of every dtype, with strided and transposed operands, int8 wrapping,
+// addmm's beta and alpha, and bmm of one outer product per batch.
+TEST_CASE("ops_linalg: rank-1 products (k == 1)") {
+  for (tg::ScalarType dtype : {tg::kFloat, tg::kDouble, tg::kLong, tg::kHalf, tg::kBFloat16}) {
+    CAPTURE(dtype);
+    for (const Ints& np : {Ints{1, 1}, Ints{5, 3}, Ints{1, 17}, Ints{33, 1}, Ints{7, 40}}) {
+      const int64_t n = np[0], p = np[1];
+      CAPTURE(n);
+      CAPTURE(p);
+      const Values av = pattern(n, 7, 1), bv = pattern(p, 5, 3);
+      const Values expected = naive_mm(av, bv, n, 1, p);
+      const Tensor a = make(av, {n, 1}, dtype), b = make(bv, {1, p}, dtype);
+      CHECK(values(tg::mm(a, b)) == expected);
+      // a as every third element of a longer vector, b as a column read as a row.
+      const Tensor a_strided = make(pattern(3 * n, 7, 1), {3 * n, 1}, dtype).slice(0, 0, 3 * n, 3);
+      CHECK(values(tg::mm(a_strided, b)) == naive_mm(values(a_strided), bv, n, 1, p));
+      CHECK(values(tg::mm(a, make(bv, {p, 1}, dtype).t())) == expected);
+      // addmm: 2 * self + 3 * a @ b.
+      const Values sv = pattern(n * p, 4, 0);
+      Values fused(expected.size());
+      for (size_t i = 0; i < fused.size(); ++i) fused[i] = 2 * sv[i] + 3 * expected[i];
+      CHECK(values(tg::addmm(make(sv, {n, p}, dtype), a, b, 2, 3)) == fused);
+      // bmm: one outer product per batch, with the batches of b in the innermost dim.
+      const int64_t batch = 4;
+      const Values abv = pattern(batch * n, 7, 2), bbv = pattern(batch * p, 5, 1);
+      const Tensor ab = make(abv, {batch, n, 1}, dtype);
+      const Tensor bb = make(bbv, {batch, 1, p}, dtype).permute({2, 1, 0}).contiguous().permute({2, 1, 0});
+      Values batched;
+      for (int64_t i = 0; i < batch; ++i) {
+        const Values ai(abv.begin() + i * n, abv.begin() + (i + 1) * n);
+        const Values bi(bbv.begin() + i * p, bbv.begin() + (i + 1) * p);
+        for (double v : naive_mm(ai, bi, n, 1, p)) batched.push_back(v);
+      }
+      CHECK(values(tg::bmm(ab, bb)) == batched);
+    }
+  }
+  // int8 products wrap like the other integer kernels: 100 * 3 = 300 = 44 (mod 256).
+  CHECK(values(tg::mm(make({100, -2}, {2, 1}, tg::kChar), make({3, 1}, {1, 2}, tg::kChar))) ==
+        Values{44, 100, -6, -2});
+  // beta = 0 ignores self's NaNs; alpha scales once.
+  const Tensor nan_self = make({NAN, NAN, NAN, NAN}, {2, 2});
+  CHECK(values(tg::addmm(nan_self, make({1, 2}, {2, 1}), make({3, 4}, {1, 2}), 0, 2)) == Values{6, 8, 12, 16});
+  // out is an operand: computed into a temporary first.
+  Tensor column = make({1, 2}, {2, 1});
+  Tensor square = make({1, 2, 3, 4}, {2, 2});
+  tg::mm_out(square, square.slice(1, 0, 1), make({5, 6}, {1, 2}));
+  CHECK(values(square) == Values{5, 6, 15, 18});
+  CHECK(values(tg::mm(column, column.t())) == Values{1, 2, 2, 4});
+}
+
+// bmm with mat2 broadcast over the batch (stride 0) is one product of the stacked rows
+// (Note [Broadcast bmm operand]); layouts whose rows are not stacked take the per-batch loop.
+TEST_CASE("ops_linalg: bmm with mat2 broadcast over the batch") {
+  for (tg::ScalarType dtype : {tg::kFloat, tg::kDouble, tg::kLong}) {
+    CAPTURE(dtype);
+    for (const Ints& bnmp : {Ints{3, 4, 5, 2}, Ints{6, 1, 9, 7}, Ints{2, 3, 1, 4}, Ints{1, 2, 3, 4}}) {
+      const int64_t batch = bnmp[0], n = bnmp[1], m = bnmp[2], p = bnmp[3];
+      CAPTURE(batch);
+      CAPTURE(n);
+      const Values av = pattern(batch * n * m, 7, 2), bv = pattern(m * p, 5, 1);
+      Values expected;
+      for (int64_t i = 0; i < batch; ++i) {
+        const Values ai(av.begin() + i * n * m, av.begin() + (i + 1) * n * m);
+        for (double v : naive_mm(ai, bv, n, m, p)) expected.push_back(v);
+      }
+      const Tensor a = make(av, {batch, n, m}, dtype);
+      const Tensor b = make(bv, {m, p}, dtype).unsqueeze(0).expand({batch, m, p});
+      CHECK(values(tg::bmm(a, b)) == expected);
+      CHECK(values(tg::bmm(a, column_major(make(bv, {m, p}, dtype)).unsqueeze(0).expand({batch, m, p}))) ==
+            expected);
+      // Rows of one batch entry spaced apart: [batch, n, m] as a slice of [batch, 2n, m].
+      const Tensor spaced = tg::zeros({batch, 2 * n, m}, dtype);
+      spaced.slice(1, 0, 2 * n, 2).copy_(a);
+      CHECK(values(tg::bmm(spaced.slice(1, 0, 2 * n, 2), b)) == expected);
+      // The batch innermost in memory.
+      CHECK(values(tg::bmm(a.permute({1, 2, 0}).contiguous().permute({2, 0, 1}), b)) == expected);
+      Tensor out = tg::empty({0}, dtype);
+      tg::bmm_out(out, a, b);
+      CHECK(values(out) == expected);
+    }
+  }
+}
+
+// Results of 4 MiB and more are written with non-temporal stores (Note [Streaming stores]):
+// rows of an odd length start at every alignment, so the scalar head and tail run too.
+TEST_CASE("ops_linalg: rank-1 products large enough to stream") {
+  for (tg::ScalarType dtype : {tg::kFloat, tg::kDouble}) {
+    CAPTURE(dtype);
+    const int64_t n = 1031, p = 1025;  // >= 4 MiB in float
+    const Values av = pattern(n, 9, 1), bv = pattern(p, 11, 4);
+    const Values expected = naive_mm(av, bv, n, 1, p);
+    CHECK(values(tg::mm(make(av, {n, 1}, dtype), make(bv, {1, p}, dtype))) == expected);
+    // A bmm whose batches are small but whose whole result streams, b strided.
+    const int64_t batch = 9, rows = 301, cols = 523;
+    const Values abv = pattern(batch * rows, 13, 2), bbv = pattern(batch * cols * 2, 7, 5);
+    const Tensor b = make(bbv, {batch, 1, 2 * cols}, dtype).slice(2, 0, 2 * cols, 2);
+    Values batched;
+    for (int64_t i = 0; i < batch; ++i) {
+      const Values ai(abv.begin() + i * rows, abv.begin() + (i + 1) * rows);
+      const Values bi = values(b.select(0, i));
+      for (double v : naive_mm(ai, bi, rows, 1, cols)) batched.push_back(v);
+    }
+    CHECK(values(tg::bmm(make(abv, {batch, rows, 1}, dtype), b)) == batched);
+  }
+}
