@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "bench_graph_peer.h"
@@ -27,7 +28,20 @@ struct GraphCase {
   std::function<std::vector<Tensor>(const std::vector<Tensor>&)> fn;
   std::vector<Tensor> inputs;
   long iterations;
+  // How many leading inputs are parameters that an inference module freezes (0: none, the
+  // training step, whose parameters are what it differentiates).
+  size_t frozen_params = 0;
 };
+
+// A StaticModule of the case with its parameters frozen (StaticModuleOptions), as PyTorch's
+// Static Runtime always freezes the module it is given; run() then takes the data inputs.
+std::unique_ptr<jit::StaticModule> frozen_module(const jit::Graph& g, const GraphCase& c,
+                                                 std::vector<Tensor>* data_inputs) {
+  jit::StaticModuleOptions options;
+  for (size_t i = 0; i < c.frozen_params; ++i) options.frozen_inputs["input" + std::to_string(i)] = c.inputs[i];
+  data_inputs->assign(c.inputs.begin() + static_cast<std::ptrdiff_t>(c.frozen_params), c.inputs.end());
+  return std::make_unique<jit::StaticModule>(g, options);
+}
 
 double us_per_call(long iterations, const std::function<void()>& body) {
   return bench::best_ns_per_call(iterations, 1, body) / 1e3;
@@ -77,20 +91,25 @@ int main(int argc, char** argv) {
   std::vector<Tensor> block_in = transformer_params(256, 1024);
   block_in.push_back(randn({4, 64, 256}));
   std::vector<GraphCase> cases = {
-      {"mlp_infer_b1", "mlp_forward", mlp_forward, mlp_in(1, false), 2000},
-      {"mlp_small_32x64x10_infer_b1", "mlp_forward", mlp_forward, small_in, 20000},
-      {"mlp_infer_b64", "mlp_forward", mlp_forward, mlp_in(64, false), 300},
-      {"mlp_train_step_b64", "mlp_train_step", mlp_train_step, mlp_in(64, true), 100},
-      {"transformer_block_4x64x256", "transformer_block", transformer_block, block_in, 30},
+      {"mlp_infer_b1", "mlp_forward", mlp_forward, mlp_in(1, false), 2000, 4},
+      {"mlp_small_32x64x10_infer_b1", "mlp_forward", mlp_forward, small_in, 20000, 4},
+      {"mlp_infer_b64", "mlp_forward", mlp_forward, mlp_in(64, false), 300, 4},
+      {"mlp_train_step_b64", "mlp_train_step", mlp_train_step, mlp_in(64, true), 100, 0},
+      {"transformer_block_4x64x256", "transformer_block", transformer_block, block_in, 30, 12},
   };
-  // `bench_graph count CASE eager|static N`: runs one case N times and nothing else, for
-  // callgrind's instruction counts (tools/count-graph-instructions.sh), which are noise-free.
+  // `bench_graph count CASE eager|static|frozen N`: runs one case N times and nothing else,
+  // for callgrind's instruction counts (tools/count-graph-instructions.sh), which are
+  // noise-free.
   if (argc == 5 && std::string(argv[1]) == "count") {
     for (GraphCase& c : cases) {
       if (c.name != argv[2]) continue;
       const long n = std::atol(argv[4]);
       if (std::string(argv[3]) == "eager") {
         for (long i = 0; i < n; ++i) bench::do_not_optimize(c.fn(c.inputs));
+      } else if (std::string(argv[3]) == "frozen") {
+        std::vector<Tensor> data;
+        auto m = frozen_module(jit::trace(c.fn, c.inputs), c, &data);
+        for (long i = 0; i < n + 2; ++i) bench::do_not_optimize(m->run(data));
       } else {
         jit::StaticModule m(jit::trace(c.fn, c.inputs));
         for (long i = 0; i < n + 2; ++i) bench::do_not_optimize(m.run(c.inputs));
@@ -107,14 +126,31 @@ int main(int argc, char** argv) {
     jit::StaticModule m(g);
     m.run(c.inputs);
     m.run(c.inputs);
-    double eager = 1e300, stat = 1e300;
-    for (int r = 0; r < kRounds; ++r) {  // alternately, so a disturbance hits both alike
+    std::vector<Tensor> data;
+    std::unique_ptr<jit::StaticModule> frozen = c.frozen_params > 0 ? frozen_module(g, c, &data) : nullptr;
+    if (frozen) {
+      frozen->run(data);
+      frozen->run(data);
+    }
+    double eager = 1e300, stat = 1e300, stat_frozen = 1e300;
+    for (int r = 0; r < kRounds; ++r) {  // alternately, so a disturbance hits all alike
       eager = std::min(eager, us_per_call(c.iterations, [&] { bench::do_not_optimize(c.fn(c.inputs)); }));
       stat = std::min(stat, us_per_call(c.iterations, [&] { bench::do_not_optimize(m.run(c.inputs)); }));
+      if (frozen) {
+        stat_frozen =
+            std::min(stat_frozen, us_per_call(c.iterations, [&] { bench::do_not_optimize(frozen->run(data)); }));
+      }
     }
     bench::report("graph." + c.name + ".eager_us", eager, "us");
     bench::report("graph." + c.name + ".static_us", stat, "us");
     bench::report("graph." + c.name + ".static_speedup", eager / stat, "x");
+    if (frozen) {
+      bench::report("graph." + c.name + ".static_frozen_us", stat_frozen, "us");
+      bench::report("graph." + c.name + ".static_frozen_speedup", eager / stat_frozen, "x");
+    }
+    // The figure the summary and the peers are compared with: the frozen module where the
+    // case is inference (what a static runtime serves), else the plain one.
+    const double best_static = frozen ? stat_frozen : stat;
     std::string note;
     std::vector<bench::graph_peer::HostTensor> host;
     for (const Tensor& t : c.inputs) {
@@ -126,7 +162,7 @@ int main(int argc, char** argv) {
         bench::graph_peer::libtorch_us(c.model, host, c.iterations, kRounds, get_num_threads(), &note);
     if (torch_us > 0) {
       bench::report("graph." + c.name + ".libtorch_eager_us", torch_us, "us");
-      bench::report("graph." + c.name + ".static_over_libtorch", torch_us / stat, "x");
+      bench::report("graph." + c.name + ".static_over_libtorch", torch_us / best_static, "x");
     } else {
       std::printf("graph.%s.libtorch_eager_us - (%s)\n", c.name.c_str(), note.c_str());
     }
@@ -137,6 +173,16 @@ int main(int argc, char** argv) {
       bench::report("graph." + c.name + ".static_over_onnxruntime", ort / stat, "x");
     } else {
       std::printf("graph.%s.onnxruntime_us - (%s)\n", c.name.c_str(), note.c_str());
+    }
+    if (frozen) {  // the frozen graph: its constants are initializers, which onnxruntime may prepack
+      note.clear();
+      const double ort_frozen = onnxruntime_us(frozen->graph(), data, c.name + "_frozen", c.iterations, &note);
+      if (ort_frozen > 0) {
+        bench::report("graph." + c.name + ".onnxruntime_frozen_us", ort_frozen, "us");
+        bench::report("graph." + c.name + ".static_frozen_over_onnxruntime_frozen", ort_frozen / stat_frozen, "x");
+      } else {
+        std::printf("graph.%s.onnxruntime_frozen_us - (%s)\n", c.name.c_str(), note.c_str());
+      }
     }
     const jit::PlanReport& plan = *m.last_plan();
     const double ratio = plan.lower_bound > 0 ? static_cast<double>(plan.plan.arena_bytes) / plan.lower_bound : 1.0;
@@ -149,7 +195,7 @@ int main(int argc, char** argv) {
     bench::report("plan." + c.name + ".planning_ms", plan.planning_ms, "ms");
     worst_ratio = std::max(worst_ratio, ratio);
     ++graphs;
-    if (c.name == "mlp_infer_b1") speedup_b1 = eager / stat;
+    if (c.name == "mlp_infer_b1") speedup_b1 = eager / best_static;
   }
   // A 10^4-node graph: a chain with skip connections every 8 nodes, to time the planner.
   {

@@ -11,7 +11,7 @@ count() {
   OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
     build/bench/bench_graph count "$case_name" "$1" "$2" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
-for mode in eager static; do
+for mode in eager static frozen; do
   small=$(count "$mode" "$n")
   large=$(count "$mode" $((2 * n)))
   echo "graph.${case_name}.${mode}_instructions $(( (large - small) / n )) instructions"

@@ -2,6 +2,8 @@
 // float and double go to BLAS (cblas_?gemm) when the build has it (TG_HAVE_BLAS); every
 // other dtype, and every build without BLAS, uses the reference loop. Integer products wrap
 // modulo 2^bits like the other integer kernels; float16 and bfloat16 accumulate in float.
+// A float product with one row (m = 1) is a matrix-vector product: cpu::gemv_float (gemv.h),
+// with or without BLAS.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include "NativeFunctions.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
+#include "cpu/gemv.h"
 #include "cpu/parallel.h"
 #include "dtype_dispatch.h"
 #include "scalar_math.h"
@@ -196,6 +199,13 @@ void gemm(const Matrix<T>& a, const Matrix<T>& b, T* c, const Scalar& alpha, con
   if (k == 1) {
     gemm_rank1(a, b, c, alpha, beta, m * n * static_cast<int64_t>(sizeof(T)) >= kStreamingBytes);
     return;
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    // One row: a matrix-vector product, which BLAS's sgemm would run by packing all of b.
+    if (m == 1 && cpu::gemv_float(a.data, a.col_stride, b.data, b.row_stride, b.col_stride, k, n, c,
+                                  alpha.to<float>(), beta.to<float>())) {
+      return;
+    }
   }
 #ifdef TG_HAVE_BLAS
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {

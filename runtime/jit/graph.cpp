@@ -1,5 +1,6 @@
 #include "jit/graph.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/checked_math.h"
@@ -71,9 +72,22 @@ int Graph::add_constant(Tensor value) {
   TG_CHECK(value.defined(), "[Graph::add_constant] the constant is an undefined tensor");
   const int id = add_value(TensorType{value.scalar_type(), value.sizes().vec(), value.device()});
   // A wrapped number (a C++ scalar made a 0-dim tensor) keeps its flag: type promotion
-  // treats it like a Python number, not like a tensor.
-  constants_.back() = value.is_contiguous() ? value : value.contiguous();
+  // treats it like a Python number, not like a tensor. A strided constant (a folded view,
+  // weight.t()) keeps its strides, so kernels take the path they take in eager; save()
+  // writes its elements contiguously.
+  constants_.back() = value;
   return id;
+}
+
+void Graph::make_input_constant(int id, Tensor value) {
+  const auto it = std::find(inputs_.begin(), inputs_.end(), id);
+  TG_CHECK(it != inputs_.end(), "[Graph::make_input_constant] value %", id, " is not a graph input");
+  TG_CHECK(value.defined(), "[Graph::make_input_constant] input '", name(id), "' gets an undefined tensor");
+  const TensorType given{value.scalar_type(), value.sizes().vec(), value.device()};
+  TG_CHECK(given == type(id), "[Graph::make_input_constant] input '", name(id), "' is ", type(id), " on ",
+           type(id).device, ", the value given is ", given, " on ", given.device);
+  inputs_.erase(it);
+  constants_.at(static_cast<size_t>(id)) = std::move(value);
 }
 
 namespace {

@@ -58,6 +58,9 @@ class Graph {
   // A value known before the graph runs (what constant folding produces); its type is the
   // tensor's. The graph keeps the tensor and never writes to it.
   int add_constant(Tensor value);
+  // Input `id` becomes a constant holding `value` itself (not a copy), which must have the
+  // input's dtype, device and sizes (tg::Error otherwise): what freezing does (passes/freeze.h).
+  void make_input_constant(int id, Tensor value);
   void add_node(Node node) { nodes_.push_back(std::move(node)); }
   void add_output(int id) { outputs_.push_back(id); }
 

@@ -7,6 +7,7 @@
 #include "jit/graph_yaml.h"
 #include "jit/passes/constant_folding.h"
 #include "jit/passes/dead_code_elimination.h"
+#include "jit/passes/freeze.h"
 #include "jit/passes/lint.h"
 #include "jit/static/liveness.h"
 #include "jit/static/memory_planner.h"

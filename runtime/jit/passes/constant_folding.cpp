@@ -6,6 +6,7 @@
 
 #include "autograd/grad_mode.h"
 #include "dispatch/dispatcher.h"
+#include "jit/alias_analysis.h"
 #include "tensorgen/ops.h"
 
 namespace tg::jit {
@@ -45,18 +46,22 @@ bool same_bytes(const Tensor& a, const Tensor& b) {
 // The node's results, or nullopt when two evaluations disagree. The schemas' tags (which
 // mark seeded random operators) do not reach the runtime registry, so the pass asks the
 // operator itself: a random one (randn, randn_like) draws twice and differs. Its cost: the
-// global generator advances during the pass. Results are cloned, so that a view of another
-// constant does not share its memory.
+// global generator advances during the pass. A result the schema marks as a view of an
+// argument ("Tensor(a)": t, view, transpose...) stays that view of the constant, strides
+// included: kernels then see the layout they see in eager (a transposed weight takes the
+// same matrix-product path), and the graph never writes to a constant, so sharing is safe.
+// Other results are cloned.
 std::optional<std::vector<Tensor>> evaluate_if_deterministic(const OperatorHandle& op, const Node& node,
                                                              const Graph& graph) {
   Stack first = make_stack(node, graph), second = make_stack(node, graph);
   op.callBoxed(&first);
   op.callBoxed(&second);
+  const std::vector<int> aliased = aliased_arguments(op.schema());
   std::vector<Tensor> results;
   for (size_t r = 0; r < node.outputs.size(); ++r) {
     const Tensor& a = first[r].toTensor();
     if (!same_bytes(a, second[r].toTensor())) return std::nullopt;
-    results.push_back(a.clone());
+    results.push_back(r < aliased.size() && aliased[r] >= 0 ? a : a.clone());
   }
   return results;
 }

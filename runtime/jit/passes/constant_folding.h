@@ -1,6 +1,7 @@
 // Constant folding: evaluates every node that is pure (writes no argument, takes no
 // Generator, and gives the same bytes when evaluated twice) and whose tensor arguments are
-// all constants (factories have none), and replaces its outputs by constants. Dead code is left for
+// all constants (factories have none), and replaces its outputs by constants (a view stays a
+// view of its constant, strides included). Dead code is left for
 // eliminate_dead_code. The result is renumbered (graph.h).
 #pragma once
 

@@ -2,6 +2,7 @@
 
 #include "autograd/grad_mode.h"
 #include "core/error.h"
+#include "jit/passes/freeze.h"
 #include "jit/static/liveness.h"
 #include "ops/tensor_from_values.h"
 
@@ -111,7 +112,9 @@ void push_arg(const NodeArg& arg, const std::vector<Tensor>& values, Stack& stac
 
 }  // namespace
 
-StaticModule::StaticModule(Graph graph) : graph_(std::move(graph)) {
+StaticModule::StaticModule(Graph graph, StaticModuleOptions options)
+    : graph_(options.frozen_inputs.empty() ? std::move(graph) : freeze_inputs(graph, options.frozen_inputs)) {
+  for (auto& [name, tensor] : options.frozen_inputs) frozen_.push_back({name, tensor, tensor._version()});
   aliases_ = analyze_aliases(graph_);  // also checks that every operator exists
   for (int v = 0; v < graph_.num_values(); ++v) {
     if (graph_.is_constant(v)) constant_ids_.push_back(v);
@@ -145,7 +148,8 @@ int64_t StaticModule::num_out_variant_nodes() const { return last_plan_ ? last_p
 
 void StaticModule::check_inputs(const std::vector<Tensor>& inputs) const {
   TG_CHECK(inputs.size() == graph_.inputs().size(), "[StaticModule::run] expected ", graph_.inputs().size(),
-           " inputs, got ", inputs.size());
+           " inputs, got ", inputs.size(),
+           frozen_.empty() ? "" : " (frozen inputs are not passed: the module holds them)");
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorType& expected = graph_.type(graph_.inputs()[i]);
     const Tensor& t = inputs[i];
@@ -170,7 +174,16 @@ void StaticModule::signature_of(const std::vector<Tensor>& inputs, Signature& si
   }
 }
 
+void StaticModule::check_frozen() const {
+  for (const FrozenInput& f : frozen_) {
+    TG_CHECK(f.tensor._version() == f.version, "[StaticModule::run] frozen input '", f.name,
+             "' was written in place after the module froze it (version ", f.version, " then, ", f.tensor._version(),
+             " now): its folded constants would be stale; build the StaticModule again with the new values");
+  }
+}
+
 std::vector<Tensor> StaticModule::run(const std::vector<Tensor>& inputs) {
+  check_frozen();
   check_inputs(inputs);
   NoGradGuard no_grad;
   AutoDispatchBelowAutograd below_autograd;

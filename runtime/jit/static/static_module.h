@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/allocator.h"
@@ -27,11 +28,20 @@
 
 namespace tg::jit {
 
+struct StaticModuleOptions {
+  // Graph inputs (by name) whose values are fixed for the module's lifetime, as a model's
+  // parameters are at inference: they become constants (freeze_inputs, passes/freeze.h) and
+  // run() takes the other inputs only, in the graph's order. The module keeps these tensors
+  // (not copies) and refuses to run once one of them has been written in place (its version
+  // counter moved): see Note [Frozen inputs]. Results stay bit for bit eager's.
+  std::map<std::string, Tensor> frozen_inputs;
+};
+
 class StaticModule {
  public:
   // Resolves each node's operator, kernel and out variant; throws tg::Error for a node whose
-  // operator is not registered.
-  explicit StaticModule(Graph graph);
+  // operator is not registered, or for a frozen input the graph does not have.
+  explicit StaticModule(Graph graph, StaticModuleOptions options = {});
   ~StaticModule();
   StaticModule(const StaticModule&) = delete;
   StaticModule& operator=(const StaticModule&) = delete;
@@ -40,6 +50,7 @@ class StaticModule {
   // or rank.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs);
 
+  // The graph run: the one given, frozen and folded when options.frozen_inputs is not empty.
   const Graph& graph() const { return graph_; }
   size_t num_plans() const { return plans_.size(); }
   // The plan of the last run's signature (nullptr before the first run).
@@ -62,8 +73,16 @@ class StaticModule {
   std::vector<Tensor> run_planned(Plan& plan, const std::vector<Tensor>& inputs);
   void check_inputs(const std::vector<Tensor>& inputs) const;
   void bind_inputs(const std::vector<Tensor>& inputs, std::vector<Tensor>& values) const;
+  void check_frozen() const;
+
+  struct FrozenInput {
+    std::string name;
+    Tensor tensor;
+    uint32_t version;
+  };
 
   Graph graph_;
+  std::vector<FrozenInput> frozen_;
   AliasInfoOfGraph aliases_;
   std::vector<int> constant_ids_;
   std::vector<ResolvedNode> nodes_;
