@@ -86,19 +86,6 @@ decltype(auto) dispatch_device_dtype(ScalarType dtype, std::string_view op, Body
   ::tg::detail::dtype_not_implemented(op, dtype, Supported);
 }
 
-// Calls body(TypeTag<U>{}) with U the unsigned integer of `size` bytes: kernels that only move
-// elements are compiled once per element size, not per dtype.
-template <typename Body>
-void dispatch_element_size(size_t size, Body&& body) {
-  switch (size) {
-    case 1: return body(TypeTag<uint8_t>{});
-    case 2: return body(TypeTag<uint16_t>{});
-    case 4: return body(TypeTag<uint32_t>{});
-    case 8: return body(TypeTag<uint64_t>{});
-    default: TG_INTERNAL_ASSERT(false, "no element type of ", size, " bytes");
-  }
-}
-
 // The element at p, of run-time dtype `dtype`, converted to T.
 template <typename T>
 __device__ inline T load_as(const char* p, ScalarType dtype) {
