@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "NativeFunctions.h"
+#include "TensorMethods.h"
 #include "advanced_index.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
@@ -102,8 +103,8 @@ Tensor native::index_put_cpu_(const Tensor& self, const std::vector<std::optiona
   const AdvancedIndex plan = make_advanced_index("index_put_", self, indices);
   check_index_put_values(self, values, plan);
   check_advanced_index_bounds("index_put_", plan);
-  // values read from memory that the writes may change (x.index_put_(i, x[j])) are copied first.
-  const Tensor source = (values.is_alias_of(self) ? values.clone() : values).expand(plan.result_sizes);
+  // values that overlap self are refused before the kernel (the wrapper's overlap check, as LibTorch).
+  const Tensor source = values.expand(plan.result_sizes);
   if (accumulate) {
     TG_DISPATCH_ALL_TYPES(self.scalar_type(), "index_put_", [&] {
       using T = opmath_t<scalar_t>;

@@ -67,7 +67,7 @@ Tensor native::index_put_cuda_(const Tensor& self, const std::vector<std::option
   const AdvancedIndex plan = make_advanced_index("index_put_", self, indices);
   check_index_put_values(self, values, plan);
   cuda::check_index_errors();
-  const Tensor source = (values.is_alias_of(self) ? values.clone() : values).expand(plan.result_sizes);
+  const Tensor source = values.expand(plan.result_sizes);
   cuda::launch_advanced_index_put(self.scalar_type(), self.data_ptr(), source.data_ptr(),
                                   advanced_index_args("index_put_", plan, source.strides()), accumulate);
   cuda::check_index_errors();

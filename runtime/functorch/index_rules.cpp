@@ -51,7 +51,7 @@ bool is_mask(const Tensor& t) { return t.scalar_type() == kBool || t.scalar_type
 struct IndexLayout {
   int64_t nb = 0;         // dims of B
   int64_t first = 0;      // the first indexed dim
-  int64_t covered = 0;    // dims of self the entries cover
+  int64_t indexed = 0;    // dims of self the index tensors replace by B
   bool adjacent = true;   // the indexed dims are consecutive: B lands at `first`, else in front
   bool any_mask = false;
 };
@@ -70,10 +70,10 @@ IndexLayout layout_of(const std::vector<std::optional<Tensor>>& indices) {
     l.any_mask = l.any_mask || mask;
     if (next < 0) l.first = dim;
     else if (dim != next) l.adjacent = false;
+    l.indexed += span;
     dim += span;
     next = dim;
   }
-  l.covered = dim;
   return l;
 }
 
@@ -196,7 +196,7 @@ void batch_rule_index(const OperatorHandle& op, DispatchKeySet, Stack* stack) {
   const std::vector<std::optional<Tensor>> indices = optional_tensors(f.args[1]);
   const IndexLayout l = layout_of(indices);
   const Tensor x = batched_front(self, f.level, f.batch_size);
-  const BatchedIndices b = batched_indices(f, indices, l, l.nb + logical_rank(self) - l.covered, x.device());
+  const BatchedIndices b = batched_indices(f, indices, l, l.nb + logical_rank(self) - l.indexed, x.device());
   f.push_batched(stack, {tg::index(x, b.indices).permute(b.order)});
 }
 
@@ -208,7 +208,7 @@ void batch_rule_index_put(const OperatorHandle& op, DispatchKeySet, Stack* stack
   const std::vector<std::optional<Tensor>> indices = optional_tensors(f.args[1]);
   const bool accumulate = f.args[3].toBool();
   const IndexLayout l = layout_of(indices);
-  const int64_t rank = l.nb + logical_rank(self) - l.covered;
+  const int64_t rank = l.nb + logical_rank(self) - l.indexed;
   Tensor x = batched_front(self, f.level, f.batch_size);
   if (!physical_at(self, f.level)) x = x.contiguous();  // expanded: each sample writes its own copy
   const BatchedIndices b = batched_indices(f, indices, l, rank, x.device());
