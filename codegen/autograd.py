@@ -54,6 +54,7 @@ OWNED_TYPES = {
     "std::string_view": "std::string",
     "std::optional<std::string_view>": "std::optional<std::string>",
     "ArrayRef<double>": "std::vector<double>",
+    "const std::vector<std::optional<Tensor>>&": "std::vector<std::optional<Tensor>>",
 }
 
 # Functions of a whole Tensor[] a formula may read: they save what they return, not the list.
@@ -207,6 +208,10 @@ class _NodeBuilder:
     def save_tensor(self, name: str) -> str:
         member = f"{name}_"
         argument = self.arguments[name]
+        if argument.type.is_tensor_list and argument.type.element_optional:
+            # Tensor?[] (index's indices): the list is kept as it is, as PyTorch saves it; its
+            # tensors are integer or bool, so they never carry a graph to keep alive.
+            return self.save_value(argument)
         if argument.type.is_tensor_list:
             raise SchemaError(self.source.loc_of("derivatives"),
                               f"'{self.source.full_name}': a formula reads the Tensor[] '{name}' "

@@ -24,7 +24,7 @@ from codegen.model import NativeFunction, SchemaKind
 from codegen.registry import Registry
 
 RULES = ("pointwise", "dims", "cat", "loss", "mm", "bmm", "addmm", "conv", "conv_backward", "embedding",
-         "embedding_backward", "layer_norm", "nll_loss", "index_select", "index_add", "masked_fill",
+         "embedding_backward", "layer_norm", "nll_loss", "index_select", "index_add", "masked_fill", "index", "index_put",
          "squeeze_all", "copy", "fallback")
 REDUCE_ALL = re.compile(r"reduce_all\(\s*([A-Za-z_][\w]*(?:\.\w+)?)\s*\)")
 # fold(R): an op over a leading N dim whose input has rank R with N (R - 1 without): the vmap

@@ -61,6 +61,10 @@ void check_index_errors(int device) {
     case IndexedOp::kScatterAdd:
       TG_THROW(IndexError, "[", op == IndexedOp::kGather ? "gather" : "scatter_add", "] index ", index,
                " is out of bounds for dimension ", detail, " with size ", bound, where);
+    case IndexedOp::kIndex:
+    case IndexedOp::kIndexPut:
+      TG_THROW(IndexError, "[", op == IndexedOp::kIndex ? "index" : "index_put_", "] index ", index,
+               " is out of bounds for dimension ", detail, " with size ", bound, where);
     case IndexedOp::kMaxPool2dBackward:
       TG_THROW(IndexError, "[max_pool2d_backward] index ", index, " is out of range for an input plane of ",
                detail == 0 ? 0 : bound / detail, "x", detail, " elements", where);

@@ -9,6 +9,7 @@
 #include "cuda/atomic_add.cuh"
 #include "cuda/cuda_device.h"
 #include "cuda/elementwise.cuh"
+#include "cuda/element_size_dispatch.cuh"
 #include "cuda/index_check.cuh"
 #include "cuda/index_ops.h"
 #include "cuda/launch.cuh"
@@ -16,18 +17,6 @@
 namespace tg::cuda {
 
 namespace {
-
-// Calls body(TypeTag<U>{}) with U the unsigned integer of `size` bytes.
-template <typename Body>
-void dispatch_element_size(size_t size, Body&& body) {
-  switch (size) {
-    case 1: return body(TypeTag<uint8_t>{});
-    case 2: return body(TypeTag<uint16_t>{});
-    case 4: return body(TypeTag<uint32_t>{});
-    case 8: return body(TypeTag<uint64_t>{});
-    default: TG_INTERNAL_ASSERT(false, "no element type of ", size, " bytes");
-  }
-}
 
 template <typename U>
 __global__ void index_select_kernel(const U* in, U* out, const int64_t* index, DimBlocks b, int64_t count,

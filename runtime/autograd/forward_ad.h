@@ -75,6 +75,12 @@ Tensor tangent(const Tensor& t, uint64_t level);
 bool has_tangent(uint64_t level, const Tensor& t);
 bool has_tangent(uint64_t level, const std::optional<Tensor>& t);
 bool has_tangent(uint64_t level, TensorList list);
+inline bool has_tangent(uint64_t level, const std::vector<std::optional<Tensor>>& list) {  // Tensor?[]
+  for (const auto& t : list) {
+    if (has_tangent(level, t)) return true;
+  }
+  return false;
+}
 template <typename... Tensors>
 bool any_has_tangent(uint64_t level, const Tensors&... tensors) {
   return (has_tangent(level, tensors) || ...);

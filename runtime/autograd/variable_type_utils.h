@@ -23,6 +23,12 @@ inline bool any_requires_grad(TensorList list) {
   }
   return false;
 }
+inline bool any_requires_grad(const std::vector<std::optional<Tensor>>& list) {  // Tensor?[]
+  for (const auto& t : list) {
+    if (t && any_requires_grad(*t)) return true;
+  }
+  return false;
+}
 
 inline void append_edges(edge_list& edges, const Tensor& t) {
   edges.push_back(t.defined() ? impl::gradient_edge(t) : Edge());

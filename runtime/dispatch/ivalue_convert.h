@@ -87,6 +87,10 @@ struct IValueConvert<std::vector<std::optional<Tensor>>> {
   }
   static std::vector<std::optional<Tensor>> to(const IValue& v) {
     std::vector<std::optional<Tensor>> out;
+    if (v.isTensorList()) {  // a list without None may come as a Tensor[] (the conformance samples)
+      for (const Tensor& t : v.toTensorList()) out.emplace_back(t);
+      return out;
+    }
     for (const IValue& item : v.toList()) {
       out.push_back(item.isNone() ? std::nullopt : std::optional<Tensor>(item.toTensor()));
     }

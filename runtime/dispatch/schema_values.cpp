@@ -34,7 +34,7 @@ bool base_matches(BaseType base, const IValue& v) {
 bool list_matches(const SchemaType& type, const IValue& v) {
   switch (type.base) {
     case BaseType::Tensor:
-      if (type.element_optional) return v.isList();
+      if (type.element_optional) return v.isList() || v.isTensorList();  // Tensor[]: coerced below
       return v.isTensorList();
     case BaseType::Int:
     case BaseType::SymInt: return v.isIntList() || (type.list_size.has_value() && v.isInt());
@@ -97,6 +97,12 @@ bool ivalue_matches(const SchemaType& type, const IValue& value) {
 }
 
 void coerce_ivalue(const SchemaType& type, IValue& value) {
+  if (type.is_list && type.element_optional && value.isTensorList()) {  // a Tensor?[] given without None
+    std::vector<IValue> items;
+    for (const Tensor& t : value.toTensorList()) items.emplace_back(t);
+    value = IValue(std::move(items));
+    return;
+  }
   if (!value.isInt()) return;
   if (type.is_list) {
     // One int for an int[N]: N copies of it (PyTorch's `int[2] stride=1` means [1, 1]).

@@ -52,6 +52,9 @@ void batch_rule_nll_loss(const OperatorHandle& op, DispatchKeySet ks, Stack* sta
 // index_rules.cpp. A batched index as a gather / scatter_add along the logical dim.
 void batch_rule_index_select(const OperatorHandle& op, DispatchKeySet ks, Stack* stack);
 void batch_rule_index_add(const OperatorHandle& op, DispatchKeySet ks, Stack* stack);
+// index.Tensor, index_put(_): a None (unbatched indices) or an arange (batched ones) indexes the batch dim.
+void batch_rule_index(const OperatorHandle& op, DispatchKeySet ks, Stack* stack);
+void batch_rule_index_put(const OperatorHandle& op, DispatchKeySet ks, Stack* stack);
 // masked_fill (Scalar and Tensor value, in place too): the mask broadcast per sample.
 void batch_rule_masked_fill(const OperatorHandle& op, DispatchKeySet ks, Stack* stack);
 // squeeze(self) without dims: the logical size-1 dims.

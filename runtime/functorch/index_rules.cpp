@@ -1,7 +1,10 @@
 // Batching rules of the indexing family: a batched index becomes a gather/scatter along the
-// logical dim (each sample reads or writes its own slice), masked_fill broadcasts its mask as a
+// logical dim (each sample reads or writes its own slice), advanced indexing gets a None (or,
+// with batched indices, an arange) for the batch dim, masked_fill broadcasts its mask as a
 // pointwise op does (a per-sample fill value becomes a where), squeeze without dims squeezes the
 // logical size-1 dims, and in-place copies write into the physical tensor.
+#include <numeric>
+
 #include "Functions.h"
 #include "TensorMethods.h"
 #include "core/error.h"
@@ -41,6 +44,95 @@ Tensor index_along(const Tensor& index, int64_t dim, IntArrayRef like_sizes) {
   return flat.reshape(shape).expand(target);
 }
 
+
+bool is_mask(const Tensor& t) { return t.scalar_type() == kBool || t.scalar_type() == kByte; }
+
+// Where advanced indexing puts B (advanced_index.h) for one sample's indices.
+struct IndexLayout {
+  int64_t nb = 0;         // dims of B
+  int64_t first = 0;      // the first indexed dim
+  int64_t indexed = 0;    // dims of self the index tensors replace by B
+  bool adjacent = true;   // the indexed dims are consecutive: B lands at `first`, else in front
+  bool any_mask = false;
+};
+
+IndexLayout layout_of(const std::vector<std::optional<Tensor>>& indices) {
+  IndexLayout l;
+  int64_t dim = 0, next = -1;
+  for (const auto& index : indices) {
+    if (!index || !index->defined()) {
+      ++dim;
+      continue;
+    }
+    const bool mask = is_mask(*index);
+    const int64_t span = mask ? std::max<int64_t>(index->dim(), 1) : 1;
+    l.nb = std::max<int64_t>(l.nb, mask ? 1 : index->dim());
+    l.any_mask = l.any_mask || mask;
+    if (next < 0) l.first = dim;
+    else if (dim != next) l.adjacent = false;
+    l.indexed += span;
+    dim += span;
+    next = dim;
+  }
+  return l;
+}
+
+// The indices of one call on the physical self [N, ...], and the permutation that turns the
+// physical result into [N, R...] (R: one sample's result). Unbatched indices get a None for the
+// batch dim; batched ones an arange over it, each sample reading its own slice.
+struct BatchedIndices {
+  std::vector<std::optional<Tensor>> indices;
+  std::vector<int64_t> order;
+};
+
+BatchedIndices batched_indices(const BatchFrame& f, const std::vector<std::optional<Tensor>>& indices,
+                               const IndexLayout& l, int64_t rank, Device device) {
+  BatchedIndices b;
+  b.order.resize(static_cast<size_t>(rank + 1));
+  std::iota(b.order.begin(), b.order.end(), 0);
+  bool any_batched = false;
+  for (const auto& index : indices) any_batched = any_batched || (index && physical_at(*index, f.level));
+  if (!any_batched) {
+    b.indices.push_back(std::nullopt);
+    b.indices.insert(b.indices.end(), indices.begin(), indices.end());
+    if (!l.adjacent) {  // physically [B, N, others]: the batch dim follows B
+      b.order.erase(b.order.begin() + l.nb);
+      b.order.insert(b.order.begin(), l.nb);
+    }
+    return b;
+  }
+  TG_CHECK(!l.any_mask, "[vmap] ", f.name(), ": a bool mask together with index tensors that differ per sample is "
+           "not supported (each sample's result would have a shape of its own)");
+  std::vector<int64_t> arange_shape(static_cast<size_t>(l.nb + 1), 1);
+  arange_shape[0] = f.batch_size;
+  b.indices.push_back(tg::arange(f.batch_size, TensorOptions().dtype(kLong).device(device)).view(arange_shape));
+  for (const auto& index : indices) {
+    if (!index || !index->defined()) {
+      b.indices.push_back(std::nullopt);
+      continue;
+    }
+    // [N, 1.., sizes]: the sample's index right-aligned in B, as broadcasting aligns it.
+    b.indices.push_back(padded(physical_at(*index, f.level).value_or(index->unsqueeze(0)), l.nb));
+  }
+  if (l.adjacent && l.first > 0) {
+    // Physically [N, B, others]; one sample's R has B after its first `first` other dims.
+    b.order = {0};
+    for (int64_t d = 0; d < l.first; ++d) b.order.push_back(1 + l.nb + d);
+    for (int64_t d = 0; d < l.nb; ++d) b.order.push_back(1 + d);
+    for (int64_t d = 1 + l.nb + l.first; d <= rank; ++d) b.order.push_back(d);
+  }
+  return b;
+}
+
+std::vector<int64_t> inverse(const std::vector<int64_t>& order) {
+  std::vector<int64_t> result(order.size());
+  for (size_t i = 0; i < order.size(); ++i) result[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
+  return result;
+}
+
+std::vector<std::optional<Tensor>> optional_tensors(const IValue& list) {
+  return detail::IValueConvert<std::vector<std::optional<Tensor>>>::to(list);
+}
 }  // namespace
 
 void batch_rule_index_select(const OperatorHandle& op, DispatchKeySet, Stack* stack) {
@@ -95,6 +187,42 @@ void batch_rule_index_add(const OperatorHandle& op, DispatchKeySet, Stack* stack
   }
   if (rank == 0) out = out.squeeze(1);
   f.push_batched(stack, {out});
+}
+
+void batch_rule_index(const OperatorHandle& op, DispatchKeySet, Stack* stack) {
+  BatchFrame f(op, stack);
+  // index.Tensor(self, indices)
+  const Tensor& self = f.args[0].toTensor();
+  const std::vector<std::optional<Tensor>> indices = optional_tensors(f.args[1]);
+  const IndexLayout l = layout_of(indices);
+  const Tensor x = batched_front(self, f.level, f.batch_size);
+  const BatchedIndices b = batched_indices(f, indices, l, l.nb + logical_rank(self) - l.indexed, x.device());
+  f.push_batched(stack, {tg::index(x, b.indices).permute(b.order)});
+}
+
+void batch_rule_index_put(const OperatorHandle& op, DispatchKeySet, Stack* stack) {
+  BatchFrame f(op, stack);
+  // index_put(self, indices, values, accumulate), and index_put_
+  if (f.is_inplace()) f.check_inplace_self();
+  const Tensor& self = f.args[0].toTensor();
+  const std::vector<std::optional<Tensor>> indices = optional_tensors(f.args[1]);
+  const bool accumulate = f.args[3].toBool();
+  const IndexLayout l = layout_of(indices);
+  const int64_t rank = l.nb + logical_rank(self) - l.indexed;
+  Tensor x = batched_front(self, f.level, f.batch_size);
+  if (!physical_at(self, f.level)) x = x.contiguous();  // expanded: each sample writes its own copy
+  const BatchedIndices b = batched_indices(f, indices, l, rank, x.device());
+  // values broadcast to one sample's R: [N, 1.., values], laid out as the physical result.
+  Tensor values = batched_front(f.args[2].toTensor(), f.level, f.batch_size);
+  TG_CHECK(values.dim() <= rank + 1, "[", f.name(), "] shape mismatch: value tensor of shape ",
+           f.args[2].toTensor().sizes(), " cannot be broadcast to an indexing result of ", rank, " dims");
+  values = padded(values, rank).permute(inverse(b.order));
+  if (f.is_inplace()) {
+    tg::index_put_(x, b.indices, values, accumulate);
+    stack->push_back(f.args[0]);
+    return;
+  }
+  f.push_batched(stack, {tg::index_put(x, b.indices, values, accumulate)});
 }
 
 void batch_rule_masked_fill(const OperatorHandle& op, DispatchKeySet, Stack* stack) {

@@ -189,7 +189,7 @@ class ForwardRuleTest(SchemaTestCase):
             """,
             (2, "unknown batching rule 'pointwize' in 'neg'; expected one of pointwise, dims, cat, "
                 "loss, mm, bmm, addmm, conv, conv_backward, embedding, embedding_backward, layer_norm, "
-                "nll_loss, index_select, index_add, masked_fill, squeeze_all, copy, fallback, "
+                "nll_loss, index_select, index_add, masked_fill, index, index_put, squeeze_all, copy, fallback, "
                 "reduce_all(<overload>) or fold(<rank>); did you mean 'pointwise'?"))
         # fold(<rank>) declares the N-folding rule with the rank of an input that has N.
         f = self.load("""
@@ -207,7 +207,7 @@ class ForwardRuleTest(SchemaTestCase):
             """,
             (2, "unknown batching rule 'fold(0)' in 'neg'; expected one of pointwise, dims, cat, "
                 "loss, mm, bmm, addmm, conv, conv_backward, embedding, embedding_backward, layer_norm, "
-                "nll_loss, index_select, index_add, masked_fill, squeeze_all, copy, fallback, "
+                "nll_loss, index_select, index_add, masked_fill, index, index_put, squeeze_all, copy, fallback, "
                 "reduce_all(<overload>) or fold(<rank>)"))
 
 

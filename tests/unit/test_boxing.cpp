@@ -733,6 +733,13 @@ TEST_CASE("boxing: ivalue_matches accepts exactly the values a schema type allow
   CHECK_FALSE(matches("tl", none));
   CHECK(matches("otl", std::vector<IValue>{IValue(t), none}));
   CHECK_FALSE(matches("otl", t));
+  // A Tensor[] stands for a Tensor?[] without None, and is rewritten into that list's form.
+  IValue tensors(std::vector<Tensor>{t, t});
+  REQUIRE(matches("otl", tensors));
+  tg::coerce_ivalue(argument("otl").type, tensors);
+  REQUIRE(tensors.isList());
+  CHECK(tensors.toList().size() == 2);
+  CHECK(tensors.toList()[1].toTensor().is_same(t));
 
   CHECK(matches("i", int64_t{1}));
   CHECK_FALSE(matches("i", 1.0));

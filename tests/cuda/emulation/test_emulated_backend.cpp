@@ -119,3 +119,22 @@ TEST_CASE("index bounds are checked on the device: no host wait, a bad index is 
   CHECK(lazy.find("<IndexError>[index_select] index 9 is out of range for a dim of size 6") == 0);
   CHECK(index_error_of([&] { tg::cuda::check_index_errors(0); }).empty());
 }
+
+TEST_CASE("advanced indexing (index, index_put_) checks its indices on the device as well") {
+  const tg::Tensor x = tg::arange(0, 24, 1, tg::TensorOptions().dtype(tg::kFloat)).reshape({4, 6});
+  const tg::Tensor gx = x.to(kGpu);
+  const tg::Tensor rows = tg::tensor<int64_t>({3, -1, 3}), cols = tg::tensor<int64_t>({5});
+  const tg::Tensor g_rows = rows.to(kGpu), g_cols = cols.to(kGpu);
+  tg::Tensor sums = tg::zeros({4, 6}, tg::TensorOptions().dtype(tg::kFloat).device(kGpu));
+  const tg::Tensor g_ones = tg::ones({1}, tg::TensorOptions().dtype(tg::kFloat).device(kGpu));
+  const int64_t waits = emu::host_wait_count();
+  const tg::Tensor picked = tg::index(gx, {g_rows, g_cols});
+  tg::index_put_(sums, {g_rows}, g_ones, /*accumulate=*/true);
+  CHECK(emu::host_wait_count() == waits);  // integer indices never go to the host
+  CHECK(tg::equal(picked.to(tg::kCPU), tg::index(x, {rows, cols})));
+  CHECK(tg::equal(sums.to(tg::kCPU), tg::index_put(tg::zeros({4, 6}), {rows}, tg::ones({1}), true)));  // row 3 twice
+  const std::string error = index_error_of([&] { tg::index(gx, {std::nullopt, tg::tensor<int64_t>({-7}).to(kGpu)}); });
+  CHECK(error.find("<IndexError>[index] index -7 is out of bounds for dimension 1 with size 6") == 0);
+  const std::string put_error = index_error_of([&] { tg::index_put_(sums, {tg::tensor<int64_t>({4}).to(kGpu)}, g_ones); });
+  CHECK(put_error.find("<IndexError>[index_put_] index 4 is out of bounds for dimension 0 with size 4") == 0);
+}
