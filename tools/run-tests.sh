@@ -11,7 +11,10 @@ cd "$(dirname "$0")/.."
 # and one word here. CI (.ci/run) runs LEGS. The normal leg runs every suite, the fuzz targets'
 # fixed replay sample and the pytest suite. The sanitized and emulated legs are not in LEGS yet:
 # neither has been timed on an idle 2-core machine (docs/reliability.md, docs/cuda.md), and the
-# sanitized one still stops at findings. Run them with TG_CI_LEGS.
+# sanitized one has not yet run green end to end (each run of its operator sweep so far found
+# one more undefined-behaviour bug, fixed; docs/reliability.md lists them and what is unrun).
+# A leg in LEGS that fails blocks every merge, so one goes in only after a green run. Run
+# them with TG_CI_LEGS.
 LEGS="normal"
 
 logs=()
@@ -37,7 +40,9 @@ leg_normal() {
 
 # ASan + UBSan (clang, -O0): the unit, graph and fuzz suites (the libFuzzer targets with their
 # fixed budgets) and a fixed random sample of the conformance cases (the whole does not fit
-# CI's time under the sanitizers). It builds only what those tests run (tools/test_targets.py
+# CI's time under the sanitizers), without the finite-difference checks (gradcheck,
+# gradgradcheck): at -O0 under ASan one of them runs for minutes, and their numerics are the
+# normal leg's job. It builds only what those tests run (tools/test_targets.py
 # reads them from Meson), not the examples, ports or benchmarks. docs/reliability.md has the
 # measured times; TG_CONFORMANCE_SAMPLE changes the sample's size.
 leg_sanitized() {
@@ -55,7 +60,7 @@ leg_sanitized() {
   logs+=("$build/meson-logs/testlog-sanitized.json")
   ASAN_OPTIONS=$asan UBSAN_OPTIONS=$ubsan meson test -C "$build" --no-rebuild --print-errorlogs \
     conformance --logbase testlog-conformance-sample \
-    --test-args="--order-by=rand --rand-seed=13 --first=1 --last=${TG_CONFORMANCE_SAMPLE:-400}"
+    --test-args="--order-by=rand --rand-seed=13 --first=1 --last=${TG_CONFORMANCE_SAMPLE:-400} --test-case-exclude=*gradcheck,*gradgradcheck"
   logs+=("$build/meson-logs/testlog-conformance-sample.json")
 }
 

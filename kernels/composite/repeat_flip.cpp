@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "NativeFunctions.h"
+#include "core/checked_math.h"
 #include "core/wrap_dim.h"
 #include "tensorgen/ops.h"
 
@@ -27,7 +28,11 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
     const auto i = static_cast<size_t>(d);
     interleaved.insert(interleaved.end(), {1, padded[i]});
     expanded.insert(expanded.end(), {repeats[i], padded[i]});
-    result.push_back(repeats[i] * padded[i]);
+    int64_t size = 0;
+    TG_CHECK(!mul_overflows(repeats[i], padded[i], &size), "[repeat] repeats ", repeats, " of a tensor with sizes ",
+             self.sizes(), " give a dim of size ", repeats[i], " * ", padded[i],
+             ", which would overflow a 64-bit integer; tensors that large cannot exist");
+    result.push_back(size);
   }
   return self.reshape(interleaved).expand(expanded).reshape(result);
 }
@@ -55,7 +60,7 @@ Tensor repeat_interleave_self_int(const Tensor& self, int64_t repeats, std::opti
   const Tensor input = dim ? self : self.reshape({-1});
   const int64_t d = maybe_wrap_dim(dim.value_or(0), std::max<int64_t>(input.dim(), 1), "repeat_interleave");
   if (input.dim() == 0) return repeat_interleave_self_int(input.reshape({1}), repeats, 0, output_size);
-  check_output_size(output_size, input.size(d) * repeats);
+  check_output_size(output_size, checked_numel("repeat_interleave", {input.size(d), repeats}));
   std::vector<int64_t> expanded(input.sizes().begin(), input.sizes().end());
   expanded.insert(expanded.begin() + d + 1, repeats);
   return input.unsqueeze(d + 1).expand(expanded).flatten(d, d + 1);

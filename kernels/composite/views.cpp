@@ -30,12 +30,6 @@ Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int
   return Tensor(std::move(impl));
 }
 
-int64_t product(IntArrayRef sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return n;
-}
-
 // `shape` with its one -1 (if any) replaced by the size that makes numel elements, as
 // PyTorch's infer_size.
 DimVector infer_size(const char* op, IntArrayRef shape, int64_t numel) {
@@ -71,7 +65,9 @@ DimVector infer_size(const char* op, IntArrayRef shape, int64_t numel) {
 // chunks has no single stride: then there is no view (nullopt) and reshape must copy.
 std::optional<DimVector> compute_stride(IntArrayRef old_sizes, IntArrayRef old_strides, IntArrayRef new_sizes) {
   if (old_sizes.empty()) return DimVector(new_sizes.size(), 1);
-  const int64_t numel = product(old_sizes);
+  // Checked: a zero-size dim after a huge one makes numel 0, but a plain running product
+  // overflows first (See Note [Overflow of sizes]).
+  const int64_t numel = checked_numel("view", old_sizes);
   if (numel == 0 && old_sizes == new_sizes) return DimVector(old_strides);
   DimVector new_strides(new_sizes.size());
   if (numel == 0) {
@@ -312,7 +308,8 @@ Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
   if (start_dim == end_dim) return self;
   DimVector shape;
   for (int64_t d = 0; d < start_dim; ++d) shape.push_back(self.sizes()[d]);
-  shape.push_back(product(self.sizes().slice(start_dim, end_dim - start_dim + 1)));
+  // The merged size must fit in int64 even when a zero elsewhere makes numel 0.
+  shape.push_back(checked_numel("flatten", self.sizes().slice(start_dim, end_dim - start_dim + 1)));
   for (int64_t d = end_dim + 1; d < self.dim(); ++d) shape.push_back(self.sizes()[d]);
   return self.reshape(shape);
 }

@@ -8,8 +8,26 @@
 
 namespace tg {
 
+namespace {
+
+// t's elements as another dtype of the same item size (the same storage, sizes, strides and
+// offset), for kernels that move bytes without giving them a meaning.
+Tensor bytes_as(const Tensor& t, ScalarType dtype) {
+  auto impl = make_intrusive<TensorImpl>(t.storage(), dtype, t.sizes());
+  impl->set_sizes_and_strides(t.sizes(), t.strides());
+  impl->set_storage_offset(t.storage_offset());
+  return Tensor(std::move(impl));
+}
+
+}  // namespace
+
 void cpu::copy_into(const Tensor& dst, const Tensor& src) {
   if (dst.is_same(src)) return;
+  // A bool-to-bool copy moves bytes: loading a byte other than 0 or 1 (memory `empty` never
+  // wrote) as a C++ bool is undefined behaviour.
+  if (dst.scalar_type() == kBool && src.scalar_type() == kBool) {
+    return copy_into(bytes_as(dst, kByte), bytes_as(src, kByte));
+  }
   if (copy_transposed(dst, src)) return;
   // elementwise_kernel copies an input that partly overlaps its output before writing.
   TG_DISPATCH_ALL_TYPES(dst.scalar_type(), "copy_", [&] {

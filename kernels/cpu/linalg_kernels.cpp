@@ -42,7 +42,10 @@ struct Matrix {
 template <typename T>
 Matrix<T> matrix_of(const Tensor& t, int64_t batch) {
   const int64_t d = t.dim();
-  const T* base = t.data_ptr<T>() + (d == 3 ? batch * t.strides()[0] : 0);
+  const T* data = t.data_ptr<T>();
+  // An operand with a zero-size dim may have no storage (a null data pointer): nothing is read
+  // from it, and offsetting a null pointer is undefined behaviour.
+  const T* base = t.numel() == 0 ? data : data + (d == 3 ? batch * t.strides()[0] : 0);
   return Matrix<T>{base, t.sizes()[d - 2], t.sizes()[d - 1], t.strides()[d - 2], t.strides()[d - 1]};
 }
 

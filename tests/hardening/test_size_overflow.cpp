@@ -72,3 +72,24 @@ TEST_CASE("overflow: split_with_sizes whose sizes sum past int64 is refused") {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by the operator sweep under UBSan (session 7): repeat of an empty tensor expands to a
+// shape such as [2^63 - 1, 1, 5, 0], whose numel is 0, but reshape's stride computation and
+// flatten multiplied its sizes in plain int64 and overflowed before reaching the zero. Under
+// UBSan these cases stopped before the fix; without it the wrapped value happened not to matter.
+TEST_CASE("overflow: huge sizes beside a zero-size dim in repeat, reshape and flatten") {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  tg::Tensor r = tg::empty({0}).repeat({kMax, 5});
+  CHECK(r.sizes().vec() == std::vector<int64_t>{kMax, 0});
+  tg::Tensor e = tg::empty({0}).reshape({1, 1, 1, 0}).expand({kMax, 1, 5, 0});
+  CHECK(e.reshape({kMax, 5, 0}).numel() == 0);
+  CHECK(e.flatten(1, 2).sizes().vec() == std::vector<int64_t>{kMax, 5, 0});
+  // A merged dim that does not fit in int64 cannot exist, even with numel 0.
+  CHECK(contains(thrown<tg::Error>([&] { e.flatten(0, 2); }), "overflow"));
+  CHECK(contains(thrown<tg::Error>([] { tg::zeros({5}).repeat({kMax}); }), "overflow"));
+  CHECK(contains(thrown<tg::Error>([] { tg::repeat_interleave(tg::zeros({5}), kMax, 0); }), "overflow"));
+}
+
+}  // namespace

@@ -80,3 +80,20 @@ TEST_CASE("zero-size: reductions and losses over shapes with a zero dim") {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by the operator sweep under UBSan (session 7): bmm of operands with an empty inner dim
+// offset their null data pointers per batch ("applying non-zero offset to null pointer").
+// The result is the batch of zero matrices, as in LibTorch.
+TEST_CASE("zero-size: bmm with an empty inner dim gives zeros") {
+  for (tg::ScalarType dtype : {tg::kFloat, tg::kDouble, tg::kHalf, tg::kLong}) {
+    CAPTURE(dtype);
+    const tg::TensorOptions options = tg::TensorOptions().dtype(dtype);
+    tg::Tensor product = tg::bmm(tg::empty({2, 3, 0}, options), tg::empty({2, 0, 4}, options));
+    CHECK(product.sizes().vec() == std::vector<int64_t>{2, 3, 4});
+    CHECK(product.to(tg::kDouble).abs().sum().item<double>() == 0.0);
+  }
+}
+
+}  // namespace

@@ -49,7 +49,11 @@ TEST_CASE("optim_state: save after 3 steps, load into a fresh optimizer, both co
       {"Adagrad",
        [](std::vector<Tensor> p) { return std::make_unique<optim::Adagrad>(p, optim::AdagradOptions(0.1)); }},
   };
-  for (const auto& [name, factory] : factories) {
+  // Not a structured binding: CAPTURE's lambda cannot capture one under clang 14 (the
+  // sanitized leg's compiler).
+  for (const auto& entry : factories) {
+    const char* const name = entry.first;
+    const Factory& factory = entry.second;
     CAPTURE(name);
     std::vector<Tensor> params = {make({1, -1, 2}, {3}, tg::kDouble).requires_grad_(),
                                   make({0.5, 0.25, -0.5, 1}, {2, 2}, tg::kDouble).requires_grad_()};

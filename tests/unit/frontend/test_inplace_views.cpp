@@ -65,7 +65,9 @@ TEST_CASE("inplace_views: the issue's program gives y.grad() = [3, 3]") {
 
 TEST_CASE("inplace_views: bases without requires_grad, every view and op, against gradcheck") {
   for (const ViewCase& view : view_cases()) {
-    for (const auto& [op_name, op] : inplace_cases()) {
+    for (const auto& entry : inplace_cases()) {  // no structured binding: CAPTURE under clang 14
+      const auto& op_name = entry.first;
+      const auto& op = entry.second;
       CAPTURE(view.name);
       CAPTURE(op_name);
       tg::manual_seed(7);
@@ -90,7 +92,9 @@ TEST_CASE("inplace_views: bases without requires_grad, every view and op, agains
 
 TEST_CASE("inplace_views: non-leaf bases that require grad, every view and op, against gradcheck") {
   for (const ViewCase& view : view_cases()) {
-    for (const auto& [op_name, op] : inplace_cases()) {
+    for (const auto& entry : inplace_cases()) {  // no structured binding: CAPTURE under clang 14
+      const auto& op_name = entry.first;
+      const auto& op = entry.second;
       CAPTURE(view.name);
       CAPTURE(op_name);
       tg::manual_seed(8);
