@@ -42,7 +42,7 @@ DIMS_SAFE_ARGUMENTS = frozenset({
     "dim", "dim0", "dim1", "dims", "size", "shape", "input_sizes", "keepdim", "dtype", "layout",
     "device", "pin_memory", "memory_format", "non_blocking", "copy", "index", "start", "end", "step",
     "diagonal", "fill_value", "implicit", "half_to_float", "input_dtype", "correction", "k",
-    "largest", "sorted", "approximate", "threshold", "normalized_shape", "eps", "p", "train",
+    "largest", "sorted", "stable", "descending", "approximate", "threshold", "normalized_shape", "eps", "p", "train",
     "scale", "alpha", "sparse_grad", "value", "min", "max", "from", "to", "mean", "std", "generator",
 })
 

@@ -116,13 +116,12 @@ void batch_rule_fold(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) 
   f.push_batched(stack, std::move(out));
 }
 
-void batch_rule_conv(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) {
+void batch_rule_conv(const OperatorHandle& op, DispatchKeySet, Stack* stack) {
   BatchFrame f(op, stack);
   // convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
-  if (f.args[6].toBool()) {
-    push_args(stack, f);
-    return batch_fallback(op, ks, stack);  // transposed: no groups layout here yet
-  }
+  // Both paths below serve transposed convolutions too: a transposed weight is [C_in, C_out /
+  // groups, k...], so B per-sample weights flattened to [B * C_in, ...] with B * groups groups
+  // map sample b's input channels to its own output channels, as for the plain layout.
   const Tensor& input = f.args[0].toTensor();
   const Tensor& weight = f.args[1].toTensor();
   const bool has_n = logical_rank(input) == logical_rank(weight);
