@@ -10,6 +10,7 @@
 #include "cpu/convert.h"
 #include "cpu/copy.h"
 #include "dtype_dispatch.h"
+#include "element_size_dispatch.h"
 #include "ops/structured.h"
 #include "scalar_math.h"
 
@@ -62,26 +63,14 @@ void for_each_position(const AdvancedIndex& plan, IntArrayRef other_strides, Fn&
   }
 }
 
-// Calls body(U{}) with U the unsigned integer of `size` bytes: moving elements needs no dtype.
-template <typename Body>
-void with_element_type(int64_t size, Body&& body) {
-  switch (size) {
-    case 1: return body(uint8_t{});
-    case 2: return body(uint16_t{});
-    case 4: return body(uint32_t{});
-    case 8: return body(uint64_t{});
-    default: TG_INTERNAL_ASSERT(false, "no element type of ", size, " bytes");
-  }
-}
-
 }  // namespace
 
 Tensor native::index_cpu(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
   const AdvancedIndex plan = make_advanced_index("index", self, indices);
   check_advanced_index_bounds("index", plan);
   Tensor out = make_empty_tensor(plan.result_sizes, self.scalar_type(), self.device());
-  with_element_type(self.element_size(), [&](auto tag) {
-    using U = decltype(tag);
+  dispatch_element_size(static_cast<size_t>(self.element_size()), [&](auto tag) {
+    using U = typename decltype(tag)::type;
     const U* src = static_cast<const U*>(self.data_ptr());
     U* dst = static_cast<U*>(out.data_ptr());
     for_each_position(plan, out.strides(), [&](int64_t from, int64_t to) { dst[to] = src[from]; });
@@ -116,8 +105,8 @@ Tensor native::index_put_cpu_(const Tensor& self, const std::vector<std::optiona
     });
     return self;
   }
-  with_element_type(self.element_size(), [&](auto tag) {
-    using U = decltype(tag);
+  dispatch_element_size(static_cast<size_t>(self.element_size()), [&](auto tag) {
+    using U = typename decltype(tag)::type;
     U* dst = static_cast<U*>(self.data_ptr());
     const U* src = static_cast<const U*>(source.data_ptr());
     for_each_position(plan, source.strides(), [&](int64_t to, int64_t from) { dst[to] = src[from]; });

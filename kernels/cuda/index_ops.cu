@@ -9,7 +9,7 @@
 #include "cuda/atomic_add.cuh"
 #include "cuda/cuda_device.h"
 #include "cuda/elementwise.cuh"
-#include "cuda/element_size_dispatch.cuh"
+#include "element_size_dispatch.h"
 #include "cuda/index_check.cuh"
 #include "cuda/index_ops.h"
 #include "cuda/launch.cuh"

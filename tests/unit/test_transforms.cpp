@@ -141,12 +141,17 @@ TEST_CASE("func::vmap(grad(f)) gives per-sample gradients equal to a loop of gra
   for (int64_t i = 0; i < 6; ++i) CHECK(max_diff(per_sample.select(0, i), func::grad(f)(xs.select(0, i))) < 1e-12);
 }
 
+namespace {
+// sum(tanh(x W)^2) for one sample x: the loss of the per-sample gradient tests.
+Tensor tanh_layer_loss(const Tensor& x, const Tensor& weight) {
+  Tensor y = tg::tanh(x.unsqueeze(0).mm(weight));
+  return (y * y).sum();
+}
+}  // namespace
+
 TEST_CASE("func::vmap(grad) over data gives per-sample gradients of an unbatched weight") {
   Tensor xs = tg::randn({5, 4}, f64()), w = tg::randn({4, 3}, f64());
-  auto loss = [](const Tensor& x, const Tensor& weight) {
-    Tensor y = tg::tanh(x.unsqueeze(0).mm(weight));
-    return (y * y).sum();
-  };
+  auto loss = tanh_layer_loss;
   func::reset_vmap_fallbacks();
   Tensor grads = func::vmap(func::grad(loss, 1), {0, std::nullopt})(xs, w);
   CHECK(func::vmap_fallback_count() == 0);
@@ -161,10 +166,7 @@ TEST_CASE("func::vmap(grad) over data gives per-sample gradients of an unbatched
 TEST_CASE("func::vmap(grad) per-sample gradients at bench size equal the closed form") {
   const int64_t batch = 64, in = 128, hidden = 256;
   Tensor xs = tg::randn({batch, in}), w = tg::randn({in, hidden}) * 0.05;
-  auto loss = [](const Tensor& x, const Tensor& weight) {
-    Tensor y = tg::tanh(x.unsqueeze(0).mm(weight));
-    return (y * y).sum();
-  };
+  auto loss = tanh_layer_loss;
   func::reset_vmap_fallbacks();
   Tensor grads = func::vmap(func::grad(loss, 1), {0, std::nullopt})(xs, w);
   CHECK(func::vmap_fallback_count() == 0);

@@ -1,13 +1,15 @@
-// dispatch_element_size: kernels that only move elements are compiled once per element size
-// (1, 2, 4, 8 bytes), not per dtype.
+// dispatch_element_size: kernels that only move elements (gathers, scatters, copies by index)
+// are compiled once per element size (1, 2, 4, 8 bytes), not per dtype. Shared by the CPU and
+// CUDA kernels.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "cuda/device_types.cuh"
+#include "core/error.h"
+#include "dtype_dispatch.h"
 
-namespace tg::cuda {
+namespace tg {
 
 // Calls body(TypeTag<U>{}) with U the unsigned integer of `size` bytes.
 template <typename Body>
@@ -21,4 +23,4 @@ void dispatch_element_size(size_t size, Body&& body) {
   }
 }
 
-}  // namespace tg::cuda
+}  // namespace tg
