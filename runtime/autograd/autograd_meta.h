@@ -38,6 +38,13 @@ struct RetainedGradSlot {
   AutogradMeta* meta = nullptr;
 };
 
+// A tensor's tangent at one dual level, shared with that level: exiting the level empties
+// it, which frees the tangent and so breaks the cycles forward-over-reverse builds (a saved
+// output keeps its tangent, whose history saves the output again), as PyTorch's ForwardGrad.
+struct TangentSlot {
+  Tensor value;
+};
+
 struct AutogradMeta final : AutogradMetaInterface {
   AutogradMeta() = default;
   AutogradMeta(const AutogradMeta&) = delete;
@@ -64,9 +71,10 @@ struct AutogradMeta final : AutogradMetaInterface {
   std::shared_ptr<TensorHookList> hooks_;
   unsigned next_hook_id_ = 0;
 
-  // Forward-mode tangents, one per dual level (level id, tangent); entries of levels that
-  // have exited are dropped lazily. See Note [Forward AD levels] in autograd/forward_ad.h.
-  std::vector<std::pair<uint64_t, Tensor>> tangents_;
+  // Forward-mode tangents, one per dual level (level id, slot). The slot is shared with its
+  // level, which empties it on exit; the emptied entries are dropped lazily. See Note
+  // [Forward AD levels] in autograd/forward_ad.h.
+  std::vector<std::pair<uint64_t, std::shared_ptr<TangentSlot>>> tangents_;
 
   std::unique_ptr<ViewInfo> view_;        // set when this tensor is a differentiable view
   uint32_t grad_fn_version_ = 0;          // the version its view grad_fn was made for

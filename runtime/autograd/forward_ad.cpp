@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 
 #include "Functions.h"
 #include "TensorMethods.h"
@@ -16,6 +17,18 @@ namespace {
 struct LevelState {
   uint64_t id;
   int masked = 0;  // LevelMask depth
+  std::vector<std::weak_ptr<TangentSlot>> slots;  // emptied on exit
+  size_t slots_after_pruning = 0;
+
+  // Keeps the level's list in proportion to the tangents alive: the slots of freed tensors are
+  // pruned whenever the list has doubled.
+  void remember(const std::shared_ptr<TangentSlot>& slot) {
+    if (slots.size() >= 2 * slots_after_pruning + 64) {
+      std::erase_if(slots, [](const std::weak_ptr<TangentSlot>& weak) { return weak.expired(); });
+      slots_after_pruning = slots.size();
+    }
+    slots.push_back(slot);
+  }
 };
 
 // This thread's live levels, innermost last.
@@ -53,8 +66,15 @@ uint64_t enter_dual_level() {
 void exit_dual_level(uint64_t level) {
   TG_CHECK(!tls_levels.empty() && tls_levels.back().id == level, "[exit_dual_level] level ", level,
            " is not the innermost active dual level; levels exit in reverse order of entry");
-  if (tls_levels.back().masked == 0) --tls_unmasked;
+  LevelState& state = tls_levels.back();
+  if (state.masked == 0) --tls_unmasked;
+  // Moved out first: freeing a tangent may run code that looks at the level stack.
+  std::vector<std::weak_ptr<TangentSlot>> slots = std::move(state.slots);
   tls_levels.pop_back();
+  std::vector<Tensor> freed;
+  for (const std::weak_ptr<TangentSlot>& weak : slots) {
+    if (std::shared_ptr<TangentSlot> slot = weak.lock()) freed.push_back(std::move(slot->value));
+  }
 }
 
 dual_level::dual_level() : level_(enter_dual_level()) {}
@@ -112,8 +132,8 @@ Tensor tangent(const Tensor& t, uint64_t level) {
   if (!t.defined()) return Tensor();
   const AutogradMeta* meta = impl::get_autograd_meta(t);
   if (meta == nullptr) return Tensor();
-  for (const auto& [id, value] : meta->tangents_) {
-    if (id == level) return value;
+  for (const auto& [id, slot] : meta->tangents_) {
+    if (id == level) return slot->value;
   }
   return Tensor();
 }
@@ -146,6 +166,7 @@ std::vector<Tensor> tangent_or_zeros(TensorList list, uint64_t level) {
 
 void set_tangent(const Tensor& output, uint64_t level, const Tensor& value, const char* op) {
   if (!output.defined() || !value.defined() || !is_floating_type(output.scalar_type())) return;
+  if (!is_live(level)) return;  // the level has exited: its tangents are gone
   Tensor t = value;
   if (t.sizes() != output.sizes()) {
     TG_INTERNAL_ASSERT(is_expandable_to(t.sizes(), output.sizes()), "[", op, "] tangent formula gave shape ",
@@ -156,7 +177,9 @@ void set_tangent(const Tensor& output, uint64_t level, const Tensor& value, cons
   AutogradMeta* meta = impl::materialize_autograd_meta(output);
   auto& tangents = meta->tangents_;
   std::erase_if(tangents, [&](const auto& entry) { return entry.first == level || !is_live(entry.first); });
-  tangents.emplace_back(level, std::move(t));
+  auto slot = std::make_shared<TangentSlot>(TangentSlot{std::move(t)});
+  find_level(level)->remember(slot);
+  tangents.emplace_back(level, std::move(slot));
   output.unsafeGetTensorImpl()->add_key(DispatchKey::Autograd);  // See the header's invariant.
 }
 

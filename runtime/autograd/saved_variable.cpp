@@ -18,8 +18,8 @@ namespace {
 void copy_tangents(const Tensor& from, const Tensor& to) {
   const AutogradMeta* meta = impl::get_autograd_meta(from);
   if (meta == nullptr) return;
-  for (const auto& [level, tangent] : meta->tangents_) {
-    forward_ad::detail::set_tangent(to, level, tangent, "saved output");
+  for (const auto& [level, slot] : meta->tangents_) {
+    forward_ad::detail::set_tangent(to, level, slot->value, "saved output");
   }
 }
 

@@ -69,6 +69,20 @@ TEST_CASE("forward_ad: tangents vanish when their level exits, and misuse is an 
         std::string::npos);
 }
 
+TEST_CASE("forward_ad: an exiting level frees the tangents it gave, so forward-over-reverse leaves no cycle") {
+  Tensor x = tg::randn({3}, f64()), t = tg::randn({3}, f64());
+  Tensor dual;
+  {
+    fwd::dual_level level;
+    dual = fwd::make_dual(x, t);
+    CHECK(t.use_count() == 2);  // the dual's tangent holds t
+  }
+  // Freed at exit, not at the dual's next write: a tangent whose history saved the dual itself
+  // (a saved output's tangent under jacfwd(jacrev(f))) would otherwise keep both alive forever.
+  CHECK(t.use_count() == 1);
+  CHECK(dual.defined());
+}
+
 TEST_CASE("func::jvp matches central finite differences on an MLP") {
   Mlp f;
   Tensor x = tg::randn({4}, f64()), u = tg::randn({4}, f64());
