@@ -173,6 +173,53 @@ TEST_CASE("index_select, index_add, gather, scatter_add and masked_fill agree wi
   CHECK_THROWS_AS(tg::index_select(on_gpu(x), 1, on_gpu(tg::tensor<int64_t>({7}))), tg::IndexError);
 }
 
+TEST_CASE("index_fill, index_copy and scatter agree with the CPU and refuse mixed devices") {
+  // Repeated positions: the last write wins on both backends (Note [Writes as clear and add]).
+  const tg::Tensor rows = tg::tensor<int64_t>({2, 0, 2, -1}), copy_rows = tg::tensor<int64_t>({2, 0, 2, 3});
+  const tg::Tensor scatter_index = tg::tensor<int64_t>({1, 1, 0, 3, 1, 2, 1, 0}).reshape({2, 4});
+  for (tg::ScalarType dtype : {tg::kDouble, tg::kFloat, tg::kHalf, tg::kLong, tg::kBool}) {
+    const tg::Tensor x = sample({4, 5}, dtype), source = sample({4, 5}, dtype), src = sample({2, 4}, dtype);
+    compare(name_of("index_fill", dtype), {x, rows}, [](const auto& in) { return tg::index_fill(in[0], 0, in[1], 1); });
+    compare(name_of("index_fill_ of a 0-dim index", dtype), {x, tg::tensor<int64_t>({-2}).reshape({})},
+            [](const auto& in) { return in[0].clone().index_fill_(1, in[1], 0); });
+    compare(name_of("index_copy", dtype), {x, copy_rows, source},
+            [](const auto& in) { return tg::index_copy(in[0], 0, in[1], in[2]); });
+    compare(name_of("index_copy_ along dim 1", dtype), {x, tg::tensor<int64_t>({4, 4, 1, 4}), source},
+            [](const auto& in) { return in[0].clone().index_copy_(1, in[1], in[2]); });
+    compare(name_of("scatter", dtype), {x, scatter_index, src},
+            [](const auto& in) { return tg::scatter(in[0], 1, in[1], in[2]); });
+    compare(name_of("scatter_ of a value", dtype), {x, scatter_index},
+            [](const auto& in) { return in[0].clone().scatter_(0, in[1], 0); });
+  }
+  compare_with_grad("index_copy gradients", {sample({4, 5}, tg::kDouble), copy_rows, sample({4, 5}, tg::kDouble)},
+                    {0, 2}, [](const auto& in) { return tg::index_copy(in[0], 0, in[1], in[2]); },
+                    Tolerance{1e-10, 1e-10});
+  compare_with_grad("scatter gradients", {sample({4, 5}, tg::kDouble), scatter_index, sample({2, 4}, tg::kDouble)},
+                    {0, 2}, [](const auto& in) { return tg::scatter(in[0], 1, in[1], in[2]); },
+                    Tolerance{1e-10, 1e-10});
+  // Out-of-range indices raise on both backends.
+  const tg::Tensor x = sample({4, 5}, tg::kFloat);
+  compare("index_fill out of range", {x, tg::tensor<int64_t>({-5})},
+          [](const auto& in) { return tg::index_fill(in[0], 0, in[1], 1); });
+  compare("index_copy out of range", {x, tg::tensor<int64_t>({4}), sample({1, 5}, tg::kFloat)},
+          [](const auto& in) { return tg::index_copy(in[0], 0, in[1], in[2]); });
+  compare("scatter out of range", {x, tg::tensor<int64_t>({5}).reshape({1, 1})},
+          [](const auto& in) { return tg::scatter(in[0], 1, in[1], 0); });
+  // Each tensor with dims left on the CPU beside CUDA ones is refused, as LibTorch does.
+  const tg::Tensor gx = on_gpu(x), g_rows = on_gpu(copy_rows), source = sample({4, 5}, tg::kFloat);
+  CHECK_THROWS_AS(tg::index_fill(gx, 0, copy_rows, 1), tg::Error);
+  CHECK_THROWS_AS(tg::index_fill(x, 0, g_rows, 1), tg::Error);
+  CHECK_THROWS_AS(gx.clone().index_fill_(0, copy_rows, 1), tg::Error);
+  CHECK_THROWS_AS(tg::index_copy(gx, 0, copy_rows, on_gpu(source)), tg::Error);
+  CHECK_THROWS_AS(tg::index_copy(gx, 0, g_rows, source), tg::Error);
+  CHECK_THROWS_AS(tg::index_copy(x, 0, g_rows, on_gpu(source)), tg::Error);
+  CHECK_THROWS_AS(gx.clone().index_copy_(0, copy_rows, on_gpu(source)), tg::Error);
+  CHECK_THROWS_AS(tg::scatter(gx, 1, scatter_index, 0), tg::Error);
+  CHECK_THROWS_AS(tg::scatter(x, 1, on_gpu(scatter_index), 0), tg::Error);
+  CHECK_THROWS_AS(gx.clone().scatter_(1, scatter_index, 0), tg::Error);
+  CHECK_THROWS_AS(tg::scatter(gx, 1, on_gpu(scatter_index), sample({2, 4}, tg::kFloat)), tg::Error);
+}
+
 TEST_CASE("cat, tril and triu agree with the CPU") {
   for (tg::ScalarType dtype : kAll) {
     const tg::Tensor a = sample({3, 4}, dtype), b = sample({3, 2}, dtype), c = sample({3, 5}, tg::kFloat);
