@@ -359,8 +359,10 @@ TEST_CASE("im2col, col2im, conv2d and pooling agree with the CPU, with gradients
 }
 
 TEST_CASE("fused optimizer steps agree with the CPU") {
-  // 40 parameters (more than one launch holds) of mixed dtypes and sizes, one of them split
-  // across launches (more than 320 chunks of 65536), one non-contiguous.
+  // 40 parameters (more than one launch holds) of mixed dtypes and sizes, one non-contiguous,
+  // and one (index 5) split across launches (more than 320 chunks of 65536). The launcher is
+  // the same for every step, so only AdamW with amsgrad takes the 21M-element tensor (under
+  // the emulation it alone costs seconds); the others take its first 1000 elements.
   std::vector<tg::Tensor> params, grads, avgs, avg_sqs, max_sqs, steps, buffers;
   for (int i = 0; i < 40; ++i) {
     const tg::ScalarType dtype = i % 3 == 0 ? tg::kHalf : (i % 3 == 1 ? tg::kFloat : tg::kDouble);
@@ -375,9 +377,11 @@ TEST_CASE("fused optimizer steps agree with the CPU") {
   }
   params[7] = sample({6, 12}, tg::kFloat).t();
   for (auto* list : {&grads, &avgs, &avg_sqs, &max_sqs, &buffers}) (*list)[7] = sample({12, 6}, tg::kFloat);
-  const auto on = [](const std::vector<tg::Tensor>& list, bool gpu) {
+  bool split_launches = false;
+  const auto on = [&split_launches](const std::vector<tg::Tensor>& list, bool gpu) {
     std::vector<tg::Tensor> copies;
     for (const tg::Tensor& t : list) copies.push_back(gpu ? on_gpu(t) : t.clone());
+    if (!split_launches && copies[5].numel() > 1000) copies[5] = copies[5].narrow(0, 0, 1000).clone();
     return copies;
   };
   const auto check_lists = [](const std::vector<tg::Tensor>& cpu, const std::vector<tg::Tensor>& gpu,
@@ -391,6 +395,7 @@ TEST_CASE("fused optimizer steps agree with the CPU") {
   };
   for (bool decoupled : {false, true}) {
     for (bool amsgrad : {false, true}) {
+      split_launches = decoupled && amsgrad;
       std::vector<tg::Tensor> p[2], g[2], m[2], v[2], vm[2], s[2];
       for (int gpu = 0; gpu < 2; ++gpu) {
         p[gpu] = on(params, gpu), g[gpu] = on(grads, gpu), m[gpu] = on(avgs, gpu), v[gpu] = on(avg_sqs, gpu);
@@ -413,6 +418,7 @@ TEST_CASE("fused optimizer steps agree with the CPU") {
       if (amsgrad) check_lists(vm[0], vm[1], what + " max_exp_avg_sq");
     }
   }
+  split_launches = false;
   for (bool first : {false, true}) {
     std::vector<tg::Tensor> p[2], g[2], b[2];
     for (int gpu = 0; gpu < 2; ++gpu) {
@@ -426,7 +432,7 @@ TEST_CASE("fused optimizer steps agree with the CPU") {
   std::vector<tg::Tensor> p = on(params, true), g = on(grads, true);
   tg::_fused_sgd_(p, g, {}, 0.0, 0.0, 0.1, 0.0, false, false, false, std::nullopt,
                   on_gpu(tg::ones({1}, tg::TensorOptions().dtype(tg::kFloat))));
-  check_lists(params, p, "sgd skipped by found_inf");
+  check_lists(on(params, false), p, "sgd skipped by found_inf");
   CHECK_THROWS_AS(tg::_fused_sgd_(p, {}, {}, 0.0, 0.0, 0.1, 0.0, false, false, false), tg::ValueError);
 }
 
