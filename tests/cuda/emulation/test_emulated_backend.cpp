@@ -109,6 +109,13 @@ TEST_CASE("index bounds are checked on the device: no host wait, a bad index is 
       [&] { tg::index_add(gx, 0, tg::tensor<int64_t>({4}).to(kGpu), tg::ones({1, 6}, tg::TensorOptions().device(kGpu))); });
   CHECK(add_error.find("<IndexError>[index_add] index 4 is out of range for a dim of size 4") == 0);
   CHECK(index_error_of([&] { (void)tg::index_select(gx, 1, g_index).to(tg::kCPU); }).empty());
+  const tg::Tensor plane = tg::ones({1, 1, 4, 4}, tg::TensorOptions().device(kGpu));
+  const std::string pool_error = index_error_of([&] {
+    tg::max_pool2d_with_indices_backward(tg::ones({1, 1, 2, 2}, tg::TensorOptions().device(kGpu)), plane, {2, 2}, {2, 2},
+                                         {0, 0}, {1, 1}, false, tg::tensor<int64_t>({0, 3, 16, 9}).reshape({1, 1, 2, 2}).to(kGpu));
+  });
+  CHECK(pool_error.find("<IndexError>[max_pool2d_backward] index 16 is out of range for an input plane of 4x4 "
+                        "elements") == 0);
 
   // Reported lazily: a kernel launched with no check after it (as on a GPU, where it has not
   // finished yet) is reported by the next check, here the next device-to-host copy.
