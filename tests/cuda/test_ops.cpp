@@ -199,6 +199,16 @@ TEST_CASE("matrix products agree with the CPU") {
       return tg::bmm(in[0].narrow(0, 0, 36).reshape({4, 9, 19}), in[1].expand({4, 19, 23}));
     });
     check("mm with k = 0", {a, b}, [](const auto& in) { return tg::mm(in[0].narrow(1, 0, 0), in[1].narrow(0, 0, 0)); });
+    check("addmm with k = 0 scales self by beta", {c, a, b},
+          [](const auto& in) { return tg::addmm(in[0], in[1].narrow(1, 0, 0), in[2].narrow(0, 0, 0), 3, 2); });
+    // Strided in both dims: no leading dimension lets cuBLAS read it, so it is copied first.
+    check("mm of an operand strided in both dims", {a, b},
+          [](const auto& in) { return tg::mm(in[0].slice(1, 0, 19, 2), in[1].slice(0, 0, 19, 2)); });
+    // out= aliasing an operand: the product goes to a temporary first.
+    check("mm into its own operand", {a.narrow(0, 0, 19), b.narrow(1, 0, 19)}, [](const auto& in) {
+      tg::Tensor left = in[0].clone();
+      return tg::mm_out(left, left, in[1]);
+    });
   }
 }
 

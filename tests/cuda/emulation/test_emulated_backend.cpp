@@ -60,6 +60,13 @@ TEST_CASE("fused optimizer steps read found_inf, grad_scale and steps on the dev
   const double expected = 0.1 / (1 - 0.9 * 0.9 * 0.9) * m / (std::sqrt(v) / std::sqrt(1 - 0.999 * 0.999 * 0.999) + 1e-8);
   CHECK(moved == doctest::Approx(expected).epsilon(1e-4));
   CHECK(grads[0].to(tg::kCPU).data_ptr<float>()[0] == 0.125f);  // unscaled in place
+  // Step counts on the CPU are read from host memory (no wait either) and give the same update.
+  std::vector<tg::Tensor> p2{filled({3, 7}, 1.0)}, g2{filled({3, 7}, 0.5)}, m2{filled({3, 7}, 0.0)}, v2{filled({3, 7}, 0.0)};
+  std::vector<tg::Tensor> host_steps{tg::full({1}, 3.0)};
+  const int64_t waits_before_host_steps = emu::host_wait_count();
+  tg::_fused_adam_(p2, g2, m2, v2, {}, host_steps, 0.1, 0.9, 0.999, 0.0, 1e-8, false, false, scale, found_none);
+  CHECK(emu::host_wait_count() == waits_before_host_steps);
+  CHECK(p2[0].to(tg::kCPU).data_ptr<float>()[0] == params[0].to(tg::kCPU).data_ptr<float>()[0]);
 }
 
 namespace {
