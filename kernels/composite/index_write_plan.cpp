@@ -18,7 +18,9 @@ namespace tg::native::index_write_plan {
 // - the writes overridden by a later one (Note [Writes as clear and add]) come from a stable
 //   sort of the targets: in each run of equal targets all but the last element are overridden.
 //   The sort's order is a permutation, so scattering the flags back through it with index_add
-//   reads no index value that could be out of bounds.
+//   reads no index value that could be out of bounds. CUDA's sort is topk's selection kernel,
+//   O(n^2 / 32) for n indices (kernels/cuda/sorting.cpp): cheap for the index lengths these
+//   operators see in models, slow for very long ones until sort gets a radix kernel.
 
 Tensor wrap_negative(const Tensor& index, int64_t size) {
   return tg::where(index.lt(0), tg::where(index.ge(-size), index + size, index), index);
