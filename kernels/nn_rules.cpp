@@ -101,7 +101,7 @@ DimVector check_dropout_backward(const Tensor& grad_output, const Tensor& mask) 
   return infer_broadcast_size(grad_output.sizes(), mask.sizes(), "native_dropout_backward");
 }
 
-EmbeddingIndices check_embedding_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights) {
+void check_embedding_backward_shapes(const Tensor& grad_output, const Tensor& indices, int64_t num_weights) {
   TG_CHECK_TYPE(indices.scalar_type() == kLong || indices.scalar_type() == kInt, "[embedding_backward] expected ",
                 "indices of dtype int64 or int32, got ", indices.scalar_type());
   TG_CHECK_VALUE(num_weights >= 0, "[embedding_backward] num_weights must be non-negative, got ", num_weights);
@@ -109,6 +109,10 @@ EmbeddingIndices check_embedding_backward(const Tensor& grad_output, const Tenso
                      grad_output.sizes().slice(0, static_cast<size_t>(indices.dim())) == indices.sizes(),
                  "[embedding_backward] expected grad_output of shape ", indices.sizes(), " + [embedding_dim], got ",
                  grad_output.sizes());
+}
+
+EmbeddingIndices check_embedding_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights) {
+  check_embedding_backward_shapes(grad_output, indices, num_weights);
   EmbeddingIndices result{index_on_cpu(indices), host_buffer<int64_t>("embedding_backward", num_weights, 0)};
   const int64_t* index = result.indices.data_ptr<int64_t>();
   for (int64_t i = 0; i < result.indices.numel(); ++i) {

@@ -52,9 +52,13 @@ struct EmbeddingIndices {
   HostVector<int64_t> frequency;  // sized by num_weights: see core/host_buffer.h
 };
 EmbeddingIndices check_embedding_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights);
+// The part of check_embedding_backward that reads no index value: the dtype of indices, the
+// shapes and num_weights (the CUDA kernel checks the values on the device: Note [Index checks
+// on the device] in docs/cuda.md).
+void check_embedding_backward_shapes(const Tensor& grad_output, const Tensor& indices, int64_t num_weights);
 
 // nll_loss_forward / nll_loss_backward: the targets (CPU, int64, contiguous), each a class
-// index in [0, classes) or ignore_index.
+// index in [0, classes) or ignore_index. (The CUDA kernels check them on the device.)
 Tensor check_nll_targets(const char* op, const Tensor& target, int64_t classes, int64_t ignore_index);
 
 // cat: the result's dtype (promoted) and shape, and the dim (wrapped). A legacy empty tensor

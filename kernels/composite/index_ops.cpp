@@ -1,10 +1,11 @@
 // index_fill, index_copy and scatter (schemas/index_ops.yaml) over masked_fill, index_add and
-// scatter_add. The indices decide which positions are written, so they are read on the host
-// (checked there, with LibTorch's messages); the masks built from them go to self's device.
-// See Note [Writes as clear and add].
+// scatter_add. The indices decide which positions are written: on the CPU they are read on the
+// host (checked there, with LibTorch's messages), on another device the plan is built there
+// (Note [Write plans on the device], index_write_plan.cpp). See Note [Writes as clear and add].
 #include <vector>
 
 #include "NativeFunctions.h"
+#include "composite/index_write_plan.h"
 #include "core/wrap_dim.h"
 #include "tensorgen/ops.h"
 
@@ -68,15 +69,52 @@ void check_index_dims(const char* op, const Tensor& index) {
   TG_CHECK_INDEX(index.dim() <= 1, "[", op, "] Index is supposed to be a vector, got ", index.dim(), " dims");
 }
 
+// Every tensor on self's device, as LibTorch's device check of these operators requires; a 0-dim
+// CPU index or source joins a self on another device as a scalar (check_same_device's rule) and
+// is returned moved there.
+Tensor on_device_of_self(const char* op, const Tensor& self, const char* name, const Tensor& t) {
+  if (t.device() == self.device()) return t;
+  TG_CHECK(t.is_cpu() && t.dim() == 0, "[", op, "] expected all tensors to be on the same device, but found ",
+           "at least two devices, ", self.device(), " (self) and ", t.device(), " (", name, ")");
+  return t.to(TensorOptions().device(self.device()));
+}
+
+// The shape that broadcasts a vector along dim of t: t.size(dim) at dim, 1 elsewhere ([] for a
+// 0-dim t).
+std::vector<int64_t> along_dim(const Tensor& t, int64_t dim) {
+  std::vector<int64_t> shape(static_cast<size_t>(t.dim()), 1);
+  if (t.dim() > 0) shape[static_cast<size_t>(dim)] = t.size(dim);
+  return shape;
+}
+
+void check_long_index(const char* op, const Tensor& index) {
+  TG_CHECK_TYPE(index.scalar_type() == kLong, "[", op, "] Expected a long tensor for index, but got ",
+                index.scalar_type());
+}
+
+// index_fill's positions along dim, as a bool mask broadcasting against self.
+Tensor fill_mask(const char* op, const Tensor& self, int64_t& dim, const Tensor& index_arg) {
+  dim = maybe_wrap_dim(dim, self.dim(), op);
+  check_index_dims(op, index_arg);
+  const Tensor index = on_device_of_self(op, self, "index", index_arg);
+  const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
+  if (self.is_cpu()) return dim_mask(self, dim, read_index(op, index, size, /*allow_negative=*/true).values);
+  check_long_index(op, index);
+  return index_write_plan::marked_positions(index_write_plan::wrap_negative(index, size), size).reshape(along_dim(self, dim));
+}
+
 struct CopyPlan {
   Tensor mask;       // the positions written along dim
-  Tensor positions;  // where each kept row of source goes
-  Tensor rows;       // the kept rows of source (the last write of each position)
+  Tensor positions;  // where each row of `rows` goes
+  Tensor rows;       // the rows of source that are added: each position's last write only
 };
 
-CopyPlan plan_index_copy(const char* op, const Tensor& self, int64_t& dim, const Tensor& index, const Tensor& source) {
+CopyPlan plan_index_copy(const char* op, const Tensor& self, int64_t& dim, const Tensor& index_arg,
+                         const Tensor& source_arg) {
   dim = maybe_wrap_dim(dim, self.dim(), op);
-  check_index_dims(op, index);
+  check_index_dims(op, index_arg);
+  const Tensor index = on_device_of_self(op, self, "index", index_arg);
+  const Tensor source = on_device_of_self(op, self, "source", source_arg);
   TG_CHECK_TYPE(source.scalar_type() == self.scalar_type(), "[", op,
                 "] self and source expected to have the same dtype, but got (self) ", self.scalar_type(),
                 " and (source) ", source.scalar_type());
@@ -84,6 +122,18 @@ CopyPlan plan_index_copy(const char* op, const Tensor& self, int64_t& dim, const
   const int64_t source_rows = source.dim() == 0 ? 1 : source.size(dim);
   TG_CHECK_INDEX(index.numel() == source_rows, "[", op, "] Number of indices (", index.numel(),
                  ") should be equal to source.size(dim) (", source_rows, ")");
+  const Tensor source_nd = source.dim() == 0 ? source.reshape({1}) : source;
+  const int64_t source_dim = self.dim() == 0 ? 0 : dim;
+  CopyPlan plan;
+  if (!self.is_cpu()) {
+    check_long_index(op, index);
+    plan.positions = index.reshape({-1});
+    plan.mask = index_write_plan::marked_positions(plan.positions, size).reshape(along_dim(self, dim));
+    const Tensor overridden = index_write_plan::overridden_writes(plan.positions);
+    plan.rows = source_nd.masked_fill(overridden.reshape(along_dim(source_nd, source_dim)), 0);
+    if (self.dim() == 0) plan.rows = plan.rows.reshape({-1});
+    return plan;
+  }
   const HostIndex host = read_index(op, index, size, /*allow_negative=*/false);
   std::vector<int64_t> last(static_cast<size_t>(size), -1);  // the last row writing each position
   for (size_t i = 0; i < host.values.size(); ++i) last[static_cast<size_t>(host.values[i])] = static_cast<int64_t>(i);
@@ -94,21 +144,21 @@ CopyPlan plan_index_copy(const char* op, const Tensor& self, int64_t& dim, const
       kept_positions.push_back(host.values[i]);
     }
   }
-  CopyPlan plan;
   plan.mask = dim_mask(self, dim, kept_positions);
   plan.positions = long_tensor(kept_positions, self.device());
-  const Tensor source_nd = source.dim() == 0 ? source.reshape({1}) : source;
-  plan.rows = source_nd.index_select(self.dim() == 0 ? 0 : dim, long_tensor(kept_rows, self.device()));
+  plan.rows = source_nd.index_select(source_dim, long_tensor(kept_rows, self.device()));
   if (self.dim() == 0) plan.rows = plan.rows.reshape({-1});
   return plan;
 }
 
 struct ScatterPlan {
+  Tensor index;        // on self's device
   Tensor target_mask;  // self's shape: the positions written
   Tensor dropped;      // index's shape: writes overridden by a later one
 };
 
-ScatterPlan plan_scatter(const char* op, const Tensor& self, int64_t dim, const Tensor& index) {
+ScatterPlan plan_scatter(const char* op, const Tensor& self, int64_t dim, const Tensor& index_arg) {
+  const Tensor index = on_device_of_self(op, self, "index", index_arg);
   TG_CHECK_VALUE(index.dim() == self.dim() || (index.dim() <= 1 && self.dim() <= 1), "[", op,
                  "] Index tensor must have the same number of dimensions as self tensor, got ", index.dim(),
                  " and ", self.dim());
@@ -122,6 +172,15 @@ ScatterPlan plan_scatter(const char* op, const Tensor& self, int64_t dim, const 
     TG_CHECK_INDEX(d == dim || index.numel() == 0 || index_sizes[i] <= self_sizes[i], "[", op,
                    "] Expected index ", index.sizes(), " to be smaller than self ", self.sizes(),
                    " apart from dimension ", dim);
+  }
+  if (!self.is_cpu()) {
+    check_long_index(op, index);
+    const TensorOptions longs = TensorOptions().dtype(kLong).device(self.device());
+    const Tensor index_nd = index.reshape(index_sizes);
+    // scatter_add checks each index against self's size along dim, on the device.
+    const Tensor counts = tg::zeros(self_sizes, longs).scatter_add(dim, index_nd, tg::ones(index_sizes, longs));
+    const Tensor targets = index_write_plan::scatter_targets(index_nd, dim, self_sizes);
+    return {index, counts.gt(0).reshape(self.sizes()), index_write_plan::overridden_writes(targets).reshape(index.sizes())};
   }
   const HostIndex host = read_index(op, index, self_sizes[static_cast<size_t>(dim)], /*allow_negative=*/false);
   std::vector<int64_t> self_strides(static_cast<size_t>(nd), 1);
@@ -151,12 +210,13 @@ ScatterPlan plan_scatter(const char* op, const Tensor& self, int64_t dim, const 
     written[static_cast<size_t>(targets[p])] = true;
     dropped[p] = last[static_cast<size_t>(targets[p])] != static_cast<int64_t>(p);
   }
-  return {bool_tensor(self.sizes(), written, self.device()), bool_tensor(index.sizes(), dropped, self.device())};
+  return {index, bool_tensor(self.sizes(), written, self.device()), bool_tensor(index.sizes(), dropped, self.device())};
 }
 
 // src's leading block of index's shape, with the overridden writes zeroed.
-Tensor scatter_contribution(const char* op, const Tensor& self, const Tensor& index, const Tensor& src,
-                            const ScatterPlan& plan) {
+Tensor scatter_contribution(const char* op, const Tensor& self, const Tensor& src_arg, const ScatterPlan& plan) {
+  const Tensor src = on_device_of_self(op, self, "src", src_arg);
+  const Tensor& index = plan.index;
   TG_CHECK_TYPE(src.scalar_type() == self.scalar_type(), "[", op, "] Expected self.dtype to be equal to src.dtype, ",
                 "got ", self.scalar_type(), " and ", src.scalar_type());
   TG_CHECK_VALUE(src.dim() == index.dim(), "[", op, "] Index tensor must have the same number of dimensions as ",
@@ -173,17 +233,11 @@ Tensor scatter_contribution(const char* op, const Tensor& self, const Tensor& in
 }  // namespace
 
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  dim = maybe_wrap_dim(dim, self.dim(), "index_fill");
-  check_index_dims("index_fill", index);
-  const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
-  return self.masked_fill(dim_mask(self, dim, read_index("index_fill", index, size, true).values), value);
+  return self.masked_fill(fill_mask("index_fill", self, dim, index), value);
 }
 
 Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  dim = maybe_wrap_dim(dim, self.dim(), "index_fill_");
-  check_index_dims("index_fill_", index);
-  const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
-  return self.masked_fill_(dim_mask(self, dim, read_index("index_fill_", index, size, true).values), value);
+  return self.masked_fill_(fill_mask("index_fill_", self, dim, index), value);
 }
 
 Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
@@ -200,13 +254,12 @@ Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const T
 
 Tensor scatter_src(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   const ScatterPlan plan = plan_scatter("scatter", self, dim, index);
-  return self.masked_fill(plan.target_mask, 0).scatter_add(dim, index, scatter_contribution("scatter", self, index, src, plan));
+  return self.masked_fill(plan.target_mask, 0).scatter_add(dim, plan.index, scatter_contribution("scatter", self, src, plan));
 }
 
 Tensor scatter__src(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   const ScatterPlan plan = plan_scatter("scatter_", self, dim, index);
-  return self.masked_fill_(plan.target_mask, 0).scatter_add_(dim, index,
-                                                              scatter_contribution("scatter_", self, index, src, plan));
+  return self.masked_fill_(plan.target_mask, 0).scatter_add_(dim, plan.index, scatter_contribution("scatter_", self, src, plan));
 }
 
 Tensor scatter_value(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {

@@ -65,6 +65,12 @@ void check_index_errors(int device) {
     case IndexedOp::kIndexPut:
       TG_THROW(IndexError, "[", op == IndexedOp::kIndex ? "index" : "index_put_", "] index ", index,
                " is out of bounds for dimension ", detail, " with size ", bound, where);
+    case IndexedOp::kEmbeddingBackward:
+      TG_THROW(IndexError, "[embedding_backward] index ", index, " is out of range for ", bound, " embeddings", where);
+    case IndexedOp::kNllLoss:
+    case IndexedOp::kNllLossBackward:
+      TG_THROW(IndexError, "[", op == IndexedOp::kNllLoss ? "nll_loss" : "nll_loss_backward", "] target ", index,
+               " is out of bounds: expected a class index in [0, ", bound, ") or ignore_index (", detail, ")", where);
     case IndexedOp::kMaxPool2dBackward:
       TG_THROW(IndexError, "[max_pool2d_backward] index ", index, " is out of range for an input plane of ",
                detail == 0 ? 0 : bound / detail, "x", detail, " elements", where);

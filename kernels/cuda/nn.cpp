@@ -2,14 +2,14 @@
 // its backward, dropout and its backward, embedding's dense backward, and the NLL loss and its
 // backward. Arguments are checked by the CPU kernels' rules (nn_rules.h); values that the CPU
 // reads in double (class weights, the loss gradient, layer norm's statistics and parameters)
-// go to the kernels in the accumulation dtype or in double.
-#include <cstring>
-
+// go to the kernels in the accumulation dtype or in double. Index values (embedding's indices,
+// the NLL targets) are checked on the device: Note [Index checks on the device], docs/cuda.md.
 #include "NativeFunctions.h"
 #include "core/reduction.h"
 #include "cuda/cuda_generator.h"
 #include "cuda/elementwise_host.h"
 #include "cuda/factory_ops.h"
+#include "cuda/index_check.h"
 #include "cuda/nn_ops.h"
 #include "cuda/pointwise_ops.h"
 #include "nn_rules.h"
@@ -88,7 +88,8 @@ Tensor native::native_dropout_backward_cuda(const Tensor& grad_output, const Ten
 
 Tensor native::embedding_dense_backward_cuda(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
                                              int64_t padding_idx, bool scale_grad_by_freq) {
-  const EmbeddingIndices checked = check_embedding_backward(grad_output, indices, num_weights);
+  check_embedding_backward_shapes(grad_output, indices, num_weights);
+  cuda::check_index_errors();
   const ScalarType dtype = grad_output.scalar_type();
   const Device device = grad_output.device();
   const int64_t width = grad_output.size(-1);
@@ -96,16 +97,17 @@ Tensor native::embedding_dense_backward_cuda(const Tensor& grad_output, const Te
   Tensor sums = make_empty_tensor(sizes, cuda::acc_dtype(dtype), device);
   sums.fill_(0);
   const Tensor grad = cuda::contiguous_as(grad_output, dtype);
-  const Tensor index = cuda::int64_on(checked.indices, device);
+  const Tensor index = cuda::int64_on(indices, device);
   Tensor frequency;
   if (scale_grad_by_freq && num_weights > 0) {
-    Tensor counts = make_empty_tensor({num_weights}, kLong, Device(kCPU));
-    std::memcpy(counts.data_ptr(), checked.frequency.data(), checked.frequency.size() * sizeof(int64_t));
-    frequency = counts.to(device);
+    frequency = make_empty_tensor({num_weights}, kLong, device);
+    frequency.fill_(0);
+    cuda::launch_embedding_count(index.data_ptr<int64_t>(), index.numel(), num_weights, frequency.data_ptr<int64_t>());
   }
   cuda::launch_embedding_backward(dtype, grad.data_ptr(), index.data_ptr<int64_t>(),
                                   frequency.defined() ? frequency.data_ptr<int64_t>() : nullptr, sums.data_ptr(),
-                                  checked.indices.numel(), width, padding_idx, scale_grad_by_freq);
+                                  index.numel(), width, num_weights, padding_idx, scale_grad_by_freq);
+  cuda::check_index_errors();
   Tensor grad_weight = make_empty_tensor(sizes, dtype, device);
   grad_weight.copy_(sums);
   return grad_weight;
@@ -115,13 +117,14 @@ void native::nll_loss_forward_out_cuda(const Tensor& self, const Tensor& target,
                                        int64_t reduction, int64_t ignore_index, const Tensor& output,
                                        const Tensor& total_weight) {
   const int64_t classes = self.size(-1);
-  const Tensor targets = check_nll_targets("nll_loss", target, classes, ignore_index);
+  cuda::check_index_errors();
   const Tensor x = cuda::contiguous_as(self, self.scalar_type());
-  const Tensor target_t = cuda::int64_on(targets, self.device());
+  const Tensor target_t = cuda::int64_on(target, self.device());
   const Tensor w = optional_as(weight, kDouble);
   cuda::launch_nll_loss(self.scalar_type(), x.data_ptr(), target_t.data_ptr<int64_t>(),
                         static_cast<const double*>(data_or_null(w)), output.data_ptr(), total_weight.data_ptr(),
-                        targets.numel(), classes, reduction, ignore_index);
+                        target_t.numel(), classes, reduction, ignore_index);
+  cuda::check_index_errors();
   // LibTorch leaves total_weight 0 for an unreduced batch (2-d self, reduction none).
   if (reduction == Reduction::None && self.dim() == 2) total_weight.zero_();
 }
@@ -130,16 +133,17 @@ void native::nll_loss_backward_out_cuda(const Tensor& grad_output, const Tensor&
                                         const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
                                         const Tensor& total_weight, const Tensor& grad_input) {
   const int64_t classes = self.size(-1);
-  const Tensor targets = check_nll_targets("nll_loss_backward", target, classes, ignore_index);
-  const Tensor target_t = cuda::int64_on(targets, self.device());
+  cuda::check_index_errors();
+  const Tensor target_t = cuda::int64_on(target, self.device());
   const Tensor grad = cuda::contiguous_as(grad_output, kDouble);
   const Tensor total = cuda::contiguous_as(total_weight, kDouble);
   const Tensor w = optional_as(weight, kDouble);
   const bool per_element = reduction == Reduction::None && self.dim() == 2;
   cuda::launch_nll_loss_backward(grad_input.scalar_type(), grad.data_ptr<double>(), target_t.data_ptr<int64_t>(),
                                  static_cast<const double*>(data_or_null(w)), total.data_ptr<double>(),
-                                 grad_input.data_ptr(), targets.numel(), classes, reduction, ignore_index,
+                                 grad_input.data_ptr(), target_t.numel(), classes, reduction, ignore_index,
                                  per_element);
+  cuda::check_index_errors();
 }
 
 }  // namespace tg

@@ -5,12 +5,17 @@
 //     walks the rows, so neighbouring threads read neighbouring elements.
 //   - nll_loss_forward: one block sums the losses and the weights in double, as the CPU does.
 //   - nll_loss_backward: a thread per target writes its one gradient element.
-//   - embedding_dense_backward: a thread per (index, column) adds its element with atomicAdd.
+//   - embedding_dense_backward: a thread per (index, column) adds its element with atomicAdd;
+//     with scale_grad_by_freq a first kernel counts each row's indices.
+// Targets and indices are checked on the device (index_check.cuh): a bad one is skipped and
+// recorded, and the host reports it at its next check.
 #include <cstdint>
 
 #include "core/reduction.h"
 #include "cuda/block_reduce.cuh"
+#include "cuda/cuda_device.h"
 #include "cuda/elementwise.cuh"
+#include "cuda/index_check.cuh"
 #include "cuda/launch.cuh"
 #include "cuda/nn_ops.h"
 
@@ -97,12 +102,13 @@ __global__ void layer_norm_grad_params_kernel(const T* grad_out, const T* x, con
 // One block: the losses and the weights of the targets not ignored, summed in double.
 template <typename T>
 __global__ void nll_loss_kernel(const T* self, const int64_t* target, const double* weight, T* output,
-                                T* total_weight, int64_t n, int64_t classes, int64_t reduction, int64_t ignore_index) {
+                                T* total_weight, int64_t n, int64_t classes, int64_t reduction, int64_t ignore_index,
+                                IndexErrorRecord* errors) {
   double sum = 0, weight_sum = 0;
   for (int64_t i = threadIdx.x; i < n; i += kRowThreads) {
     const int64_t t = target[i];
     double loss = 0;
-    if (t != ignore_index) {
+    if (t != ignore_index && index_in_bounds(errors, IndexedOp::kNllLoss, t, classes, ignore_index)) {
       const double w = weight != nullptr ? weight[t] : 1.0;
       loss = -w * convert<double>(self[i * classes + t]);
       weight_sum += w;
@@ -122,11 +128,13 @@ __global__ void nll_loss_kernel(const T* self, const int64_t* target, const doub
 template <typename T>
 __global__ void nll_loss_backward_kernel(const double* grad, const int64_t* target, const double* weight,
                                          const double* total_weight, T* grad_input, int64_t n, int64_t classes,
-                                         int64_t reduction, int64_t ignore_index, bool per_element) {
+                                         int64_t reduction, int64_t ignore_index, bool per_element,
+                                         IndexErrorRecord* errors) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
     const int64_t t = target[i];
     if (t == ignore_index) continue;
+    if (!index_in_bounds(errors, IndexedOp::kNllLossBackward, t, classes, ignore_index)) continue;
     const double scale = reduction == Reduction::Mean ? 1.0 / total_weight[0] : 1.0;
     const double w = weight != nullptr ? weight[t] : 1.0;
     const double g = per_element ? grad[i] : grad[0];
@@ -134,16 +142,27 @@ __global__ void nll_loss_backward_kernel(const double* grad, const int64_t* targ
   }
 }
 
+// frequency[k] (zeroed by the caller) = how many of the indices are k.
+__global__ void embedding_count_kernel(const int64_t* indices, int64_t count, int64_t num_weights,
+                                       unsigned long long* frequency, IndexErrorRecord* errors) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
+    const int64_t k = indices[i];
+    if (index_in_bounds(errors, IndexedOp::kEmbeddingBackward, k, num_weights)) atomicAdd(frequency + k, 1ull);
+  }
+}
+
 template <typename T>
 __global__ void embedding_backward_kernel(const T* grad, const int64_t* indices, const int64_t* frequency,
-                                          acc_t<T>* sums, int64_t count, int64_t width, int64_t padding_idx,
-                                          bool scale_grad_by_freq) {
+                                          acc_t<T>* sums, int64_t count, int64_t width, int64_t num_weights,
+                                          int64_t padding_idx, bool scale_grad_by_freq, IndexErrorRecord* errors) {
   using Acc = acc_t<T>;
   const int64_t total = count * width;
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += step) {
     const int64_t i = e / width, j = e % width;
     const int64_t k = indices[i];
+    if (!index_in_bounds(errors, IndexedOp::kEmbeddingBackward, k, num_weights)) continue;
     if (k == padding_idx) continue;
     const Acc scale = scale_grad_by_freq ? Acc(1) / static_cast<Acc>(frequency[k]) : Acc(1);
     atomicAdd(sums + k * width + j, convert<Acc>(grad[e]) * scale);
@@ -197,7 +216,8 @@ void launch_nll_loss(ScalarType dtype, const void* self, const int64_t* target, 
   dispatch_device_dtype<kFloatingTypes>(dtype, "nll_loss", [&](auto tag) {
     using T = typename decltype(tag)::type;
     launch_kernel(nll_loss_kernel<T>, 1, kRowThreads, 0, getCurrentCUDAStream(), static_cast<const T*>(self), target,
-                  weight, static_cast<T*>(output), static_cast<T*>(total_weight), n, classes, reduction, ignore_index);
+                  weight, static_cast<T*>(output), static_cast<T*>(total_weight), n, classes, reduction, ignore_index,
+                  index_error_record(current_device()));
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
@@ -211,20 +231,31 @@ void launch_nll_loss_backward(ScalarType dtype, const double* grad, const int64_
     if (n * classes == 0) return;
     TG_CUDA_CHECK(cudaMemsetAsync(grad_input, 0, static_cast<size_t>(n * classes) * sizeof(T), stream));
     launch_kernel(nll_loss_backward_kernel<T>, elementwise_grid(n), kElementwiseBlock, 0, stream, grad, target, weight,
-                  total_weight, static_cast<T*>(grad_input), n, classes, reduction, ignore_index, per_element);
+                  total_weight, static_cast<T*>(grad_input), n, classes, reduction, ignore_index, per_element,
+                  index_error_record(current_device()));
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
 
+void launch_embedding_count(const int64_t* indices, int64_t count, int64_t num_weights, int64_t* frequency) {
+  if (count == 0) return;
+  static_assert(sizeof(unsigned long long) == sizeof(int64_t));
+  launch_kernel(embedding_count_kernel, elementwise_grid(count), kElementwiseBlock, 0, getCurrentCUDAStream(), indices,
+                count, num_weights, reinterpret_cast<unsigned long long*>(frequency),
+                index_error_record(current_device()));
+  TG_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
 void launch_embedding_backward(ScalarType dtype, const void* grad, const int64_t* indices, const int64_t* frequency,
-                               void* sums, int64_t count, int64_t width, int64_t padding_idx,
+                               void* sums, int64_t count, int64_t width, int64_t num_weights, int64_t padding_idx,
                                bool scale_grad_by_freq) {
   dispatch_device_dtype<kFloatingTypes>(dtype, "embedding_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (count * width == 0) return;
     const LaunchShape shape = atomic_sum_shape(count * width, true);
-    launch_kernel(embedding_backward_kernel<T>, shape.grid, shape.block, 0, getCurrentCUDAStream(), static_cast<const T*>(grad), indices, frequency, static_cast<acc_t<T>*>(sums),
-                  count, width, padding_idx, scale_grad_by_freq);
+    launch_kernel(embedding_backward_kernel<T>, shape.grid, shape.block, 0, getCurrentCUDAStream(),
+                  static_cast<const T*>(grad), indices, frequency, static_cast<acc_t<T>*>(sums), count, width,
+                  num_weights, padding_idx, scale_grad_by_freq, index_error_record(current_device()));
     TG_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }

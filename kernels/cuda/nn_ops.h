@@ -25,7 +25,9 @@ void launch_layer_norm_backward(ScalarType dtype, const void* grad_out, const vo
                                 void* grad_bias, int64_t rows, int64_t n);
 
 // nll_loss_forward over n targets of `classes` classes; weight (float64, may be null).
-// output: n losses (reduction None) or one; total_weight: one.
+// output: n losses (reduction None) or one; total_weight: one. A target outside [0, classes)
+// that is not ignore_index counts as ignored and is recorded for the host (index_check.h); so
+// in the backward.
 void launch_nll_loss(ScalarType dtype, const void* self, const int64_t* target, const double* weight, void* output,
                      void* total_weight, int64_t n, int64_t classes, int64_t reduction, int64_t ignore_index);
 // grad_input (zeroed here) [n, classes]; grad (float64): n values when per_element, else one;
@@ -34,11 +36,15 @@ void launch_nll_loss_backward(ScalarType dtype, const double* grad, const int64_
                               const double* total_weight, void* grad_input, int64_t n, int64_t classes,
                               int64_t reduction, int64_t ignore_index, bool per_element);
 
+// frequency[k] (num_weights elements, zeroed by the caller) += how many of the count indices
+// are k. An index outside [0, num_weights) is recorded for the host (index_check.h).
+void launch_embedding_count(const int64_t* indices, int64_t count, int64_t num_weights, int64_t* frequency);
 // sums (acc, [num_weights, width], zeroed by the caller) += the rows of grad whose index is k,
 // never padding_idx, divided by frequency[k] when scale_grad_by_freq (frequency may be null
-// otherwise). Rows are added with atomicAdd, in no fixed order.
+// otherwise). Rows are added with atomicAdd, in no fixed order. An index outside
+// [0, num_weights) is skipped and recorded for the host.
 void launch_embedding_backward(ScalarType dtype, const void* grad, const int64_t* indices, const int64_t* frequency,
-                               void* sums, int64_t count, int64_t width, int64_t padding_idx,
+                               void* sums, int64_t count, int64_t width, int64_t num_weights, int64_t padding_idx,
                                bool scale_grad_by_freq);
 
 }  // namespace tg::cuda
