@@ -30,7 +30,8 @@ from typing import Optional
 
 from codegen import cpp_api, cpp_types
 from codegen.forward_ad import ForwardRule, forward_rule
-from codegen.errors import SchemaError, SchemaErrors
+from codegen.errors import Location, SchemaError, SchemaErrors
+from codegen.line_directives import line_directive
 from codegen.model import Argument, DerivativeKind, NativeFunction, SchemaKind
 from codegen.registry import Registry
 
@@ -88,6 +89,13 @@ class Formula:
     not_implemented: Optional[str] = None  # reason, for not_implemented("...")
     inputs: tuple[str, ...] = ()  # the differentiable inputs it computes, in slot order
     uses_grad_input_mask: bool = False
+    source: Optional[Location] = None  # the formula's schema file and line
+
+    @property
+    def line_directive(self) -> str:
+        """`#line` naming the formula's schema line (Note [Formulas keep their line])."""
+        assert self.source is not None
+        return line_directive(self.source)
 
 
 @dataclass(frozen=True)
@@ -366,7 +374,8 @@ def autograd_kernels(registry: Registry) -> list[AutogradKernel]:
                 else:
                     builder.uses_grad_input_mask = False
                     expression = builder.rewrite(d.formula)
-                    formulas.append(Formula(slots, expression, None, targets, builder.uses_grad_input_mask))
+                    formulas.append(Formula(slots, expression, None, targets, builder.uses_grad_input_mask,
+                                            d.source_loc))
             except SchemaError as error:
                 errors.append(error)
         node_name = names.get(source.full_name) or f"{_camel(f.func.root_name)}Backward"

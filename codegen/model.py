@@ -309,6 +309,13 @@ class Derivative:
     formula: str            # the C++ expression; "" unless kind is formula
     reason: Optional[str]   # for not_implemented("reason")
     loc: Location = field(compare=False, repr=False)
+    # Where the formula's text starts (the key's line unless it is a block scalar): the
+    # generated code cites it in a `#line` directive (see Note [Formulas keep their line]).
+    formula_loc: Optional[Location] = field(default=None, compare=False, repr=False)
+
+    @property
+    def source_loc(self) -> Location:
+        return self.formula_loc or self.loc
 
 
 @dataclass(frozen=True)
