@@ -117,8 +117,8 @@ class BackwardNode:
     op_name: str                      # "mul.Tensor", for messages
     saved: tuple[Saved, ...]
     formulas: tuple[Formula, ...]
-    num_inputs: int                   # differentiable inputs (next edges)
-    num_outputs: int
+    num_outputs: int                  # gradients apply() returns: differentiable inputs (next edges)
+    num_inputs: int                   # gradients apply() receives: the operator's returns
     inputs: tuple[NodeInput, ...] = ()
 
     @property
@@ -380,7 +380,7 @@ def autograd_kernels(registry: Registry) -> list[AutogradKernel]:
                 errors.append(error)
         node_name = names.get(source.full_name) or f"{_camel(f.func.root_name)}Backward"
         node = BackwardNode(node_name, source.full_name, tuple(builder.saved.values()), tuple(formulas),
-                            len(diff_inputs), n_returns, node_inputs)
+                            num_outputs=len(diff_inputs), num_inputs=n_returns, inputs=node_inputs)
         try:
             forward = forward_rule(f, source, tuple(diff_inputs), inplace)
         except SchemaError as error:
