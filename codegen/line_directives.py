@@ -7,8 +7,11 @@ the pasted line, so an error in the formula is reported at the schema's file and
 `#line M "generated/X.cpp"` after it, so later errors point at the generated file again.
 Templates write RESUME_GENERATED for the second directive, because only the finished text
 knows its own line numbers; `resolve_resume_markers` fills them in when the file is written.
-Paths are normalised as the compiler sees them (relative to the build directory, where the
-generator and the compiler both run), which keeps ccache hits across checkouts.
+The schema's path is the one the generator was given, normalised (Meson gives it relative to
+the build directory, where the compiler runs too); the generated file's is relative to the
+current directory, so `--out-dir generated` and `--out-dir /abs/build/generated` run from the
+build directory write the same text ("generated/X.cpp", as the compiler names it), which
+keeps ccache hits across checkouts and lets a test regenerate elsewhere byte-identically.
 """
 
 from __future__ import annotations
@@ -30,11 +33,13 @@ def line_directive(loc: Location) -> str:
 
 
 def resolve_resume_markers(text: str, path: str) -> str:
-    """Replaces each RESUME_GENERATED line by `#line <next line> "<path>"`."""
+    """Replaces each RESUME_GENERATED line by `#line <next line> "<path>"`, the path made
+    relative to the current directory."""
     if RESUME_GENERATED not in text:
         return text
+    name = c_string(os.path.relpath(path))
     lines = text.split("\n")
     for index, line in enumerate(lines):
         if line == RESUME_GENERATED:
-            lines[index] = f"#line {index + 2} {c_string(os.path.normpath(path))}"
+            lines[index] = f"#line {index + 2} {name}"
     return "\n".join(lines)

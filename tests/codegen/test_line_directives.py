@@ -57,9 +57,10 @@ class LineDirectivesTest(SchemaTestCase):
     def assert_framed(self, files, name: str, index: int, schema: str, schema_line: int) -> None:
         lines = files[name]
         self.assertEqual(lines[index - 1], directive(schema_line, schema))
-        # Back to the generated file: the line after the directive is its own line number.
-        resume = str(self.folder / "generated" / name)
-        self.assertEqual(lines[index + 1], directive(index + 3, resume))
+        # Back to the generated file (named relative to the current directory, as the
+        # build's compiler names it): the line after the directive is its own line number.
+        resume = os.path.relpath(self.folder / "generated" / name)
+        self.assertEqual(lines[index + 1], f'#line {index + 3} "{resume}"')
 
     def test_backward_formula_names_its_schema_line(self):
         schema, files = self.render(TWICE)
