@@ -24,13 +24,15 @@ std::vector<Tensor>, as PyTorch's cat_tensors_backward does). A formula reads a 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Optional
 
 from codegen import cpp_api, cpp_types
 from codegen.forward_ad import ForwardRule, forward_rule
-from codegen.errors import SchemaError, SchemaErrors
+from codegen.errors import Location, SchemaError, SchemaErrors
+from codegen.line_directives import line_directive
 from codegen.model import Argument, DerivativeKind, NativeFunction, SchemaKind
 from codegen.registry import Registry
 
@@ -75,10 +77,18 @@ class Saved:
     init: str         # forward-side expression
     after: bool       # filled after the operation ran (outputs)
     unpack_as: Optional[str] = None  # SavedVariables: the local name apply() unpacks into
+    # The slots whose formulas read it, when they are not all of the node's slots: the
+    # kernel saves it only if one of them needs a gradient (Note [Save only what is needed]).
+    needed_by: tuple[int, ...] = ()
 
     @property
     def is_saved_variable(self) -> bool:
         return self.cpp_type == "SavedVariable"
+
+    @property
+    def save_condition(self) -> str:
+        """C++ over `grad_fn`: whether to save it; "" when it is always saved."""
+        return " || ".join(f"grad_fn->should_compute_output({i})" for i in self.needed_by)
 
 
 @dataclass(frozen=True)
@@ -88,6 +98,13 @@ class Formula:
     not_implemented: Optional[str] = None  # reason, for not_implemented("...")
     inputs: tuple[str, ...] = ()  # the differentiable inputs it computes, in slot order
     uses_grad_input_mask: bool = False
+    source: Optional[Location] = None  # the formula's schema file and line
+
+    @property
+    def line_directive(self) -> str:
+        """`#line` naming the formula's schema line (Note [Formulas keep their line])."""
+        assert self.source is not None
+        return line_directive(self.source)
 
 
 @dataclass(frozen=True)
@@ -109,8 +126,8 @@ class BackwardNode:
     op_name: str                      # "mul.Tensor", for messages
     saved: tuple[Saved, ...]
     formulas: tuple[Formula, ...]
-    num_inputs: int                   # differentiable inputs (next edges)
-    num_outputs: int
+    num_outputs: int                  # gradients apply() returns: differentiable inputs (next edges)
+    num_inputs: int                   # gradients apply() receives: the operator's returns
     inputs: tuple[NodeInput, ...] = ()
 
     @property
@@ -178,6 +195,11 @@ class _NodeBuilder:
         self.arguments = {a.name: a for a in source.func.arguments if not a.is_out}
         self.returns = source.func.returns
         self.uses_grad_input_mask = False
+        self.used: set[str] = set()  # the members the formula being rewritten reads
+
+    def _use(self, saved: Saved) -> None:
+        self.saved.setdefault(saved.member, saved)
+        self.used.add(saved.member)
 
     def output_index(self, name: str) -> Optional[int]:
         if name == "result" and len(self.returns) == 1:
@@ -202,7 +224,7 @@ class _NodeBuilder:
             init = f"SavedVariable(std::get<{index}>(result), {is_output})"
         else:
             init = f"SavedVariable(result, {is_output})"
-        self.saved.setdefault(member, Saved(member, "SavedVariable", init, after=True, unpack_as=local))
+        self._use(Saved(member, "SavedVariable", init, after=True, unpack_as=local))
         return local
 
     def save_tensor(self, name: str) -> str:
@@ -222,7 +244,7 @@ class _NodeBuilder:
             init = f"SavedVariable({name}.value_or(Tensor()), false)"  # unpacks as undefined
         else:
             init = f"SavedVariable({name}, false)"
-        self.saved.setdefault(member, Saved(member, "SavedVariable", init, after=False, unpack_as=name))
+        self._use(Saved(member, "SavedVariable", init, after=False, unpack_as=name))
         return name
 
     def save_value(self, argument: Argument) -> str:
@@ -237,7 +259,7 @@ class _NodeBuilder:
                     f": std::nullopt")
         elif cpp == "std::string_view":
             init = f"std::string({argument.name})"
-        self.saved.setdefault(member, Saved(member, owned, init, after=False))
+        self._use(Saved(member, owned, init, after=False))
         return member
 
     def rewrite(self, formula: str) -> str:
@@ -250,7 +272,7 @@ class _NodeBuilder:
             cpp_type, init = TENSOR_ATTRIBUTES[attr]
             member = f"{name}_{attr}_"
             source = "self" if self.inplace and name == "self" else name
-            self.saved.setdefault(member, Saved(member, cpp_type, init.format(name=source), after=False))
+            self._use(Saved(member, cpp_type, init.format(name=source), after=False))
             return member
 
         attrs = "|".join(TENSOR_ATTRIBUTES)
@@ -262,8 +284,7 @@ class _NodeBuilder:
             if argument is None or not argument.type.is_tensor_list:
                 return match.group(0)
             member = f"{name}_{function}_"
-            self.saved.setdefault(member, Saved(member, LIST_ATTRIBUTES[function], f"{function}({name})",
-                                                after=False))
+            self._use(Saved(member, LIST_ATTRIBUTES[function], f"{function}({name})", after=False))
             return member
 
         functions = "|".join(LIST_ATTRIBUTES)
@@ -291,6 +312,18 @@ class _NodeBuilder:
             return name
 
         return IDENTIFIER.sub(identifier, formula)
+
+
+def _needed_by(saved: Saved, slots: set[int], num_slots: int) -> Saved:
+    """Note [Save only what is needed]
+    As PyTorch's generated VariableType does, a kernel saves a member only when a formula
+    that reads it will run: `mul`'s `other_` serves self's gradient only, so `x * w` with a
+    `w` that requires grad and an `x` that does not keeps no copy of `x` alive. A member read
+    by every slot's formula (or by none) is always saved; apply() unpacks an unsaved one as an
+    undefined tensor that no running formula reads."""
+    if not slots or len(slots) == num_slots:
+        return saved
+    return dataclasses.replace(saved, needed_by=tuple(sorted(slots)))
 
 
 def _node_names(registry: Registry) -> dict[str, str]:
@@ -355,6 +388,7 @@ def autograd_kernels(registry: Registry) -> list[AutogradKernel]:
                 builder.saved.setdefault(i.size_member, Saved(i.size_member, "size_t", f"{i.name}.size()",
                                                               after=False))
         formulas = []
+        readers: dict[str, set[int]] = {}  # member -> the slots of the formulas reading it
         for d in derivatives.backward:
             targets = tuple(n for n in d.names if n in diff_inputs)
             slots = tuple(diff_inputs.index(n) for n in targets)
@@ -365,13 +399,20 @@ def autograd_kernels(registry: Registry) -> list[AutogradKernel]:
                     formulas.append(Formula(slots, "", d.reason or "not implemented", targets))
                 else:
                     builder.uses_grad_input_mask = False
+                    builder.used = set()
                     expression = builder.rewrite(d.formula)
-                    formulas.append(Formula(slots, expression, None, targets, builder.uses_grad_input_mask))
+                    for member in builder.used:
+                        readers.setdefault(member, set()).update(slots)
+                    formulas.append(Formula(slots, expression, None, targets, builder.uses_grad_input_mask,
+                                            d.source_loc))
             except SchemaError as error:
                 errors.append(error)
         node_name = names.get(source.full_name) or f"{_camel(f.func.root_name)}Backward"
-        node = BackwardNode(node_name, source.full_name, tuple(builder.saved.values()), tuple(formulas),
-                            len(diff_inputs), n_returns, node_inputs)
+        saved = tuple(builder.saved.values())
+        if not any(i.is_list for i in node_inputs):  # a list's slots are known only at run time
+            saved = tuple(_needed_by(s, readers.get(s.member, set()), len(diff_inputs)) for s in saved)
+        node = BackwardNode(node_name, source.full_name, saved, tuple(formulas),
+                            num_outputs=len(diff_inputs), num_inputs=n_returns, inputs=node_inputs)
         try:
             forward = forward_rule(f, source, tuple(diff_inputs), inplace)
         except SchemaError as error:

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from codegen import cpp_api
-from codegen.errors import SchemaError
+from codegen.errors import Location, SchemaError
+from codegen.line_directives import line_directive
 from codegen.model import DerivativeKind, NativeFunction
 
 IDENTIFIER = re.compile(r"(?<![\w.:>])([A-Za-z_]\w*)\b(?!\s*::)")
@@ -37,6 +38,12 @@ class TangentInput:
 class ForwardOutput:
     target: str       # C++ naming the output tensor ("result", "std::get<0>(result)", "self")
     expression: str   # C++ computing its tangent
+    source: Location  # the rule's schema line: the formula's, or `result: auto_...`'s
+
+    @property
+    def line_directive(self) -> str:
+        """`#line` naming the rule's schema line (Note [Formulas keep their line])."""
+        return line_directive(self.source)
 
 
 @dataclass(frozen=True)
@@ -123,7 +130,7 @@ def forward_rule(f: NativeFunction, source: NativeFunction, diff_inputs: tuple[s
             expression = _linear(source, diff_inputs, index, d.loc)
         else:
             raise SchemaError(d.loc, f"'{source.full_name}': '{d.kind}' is not a forward-mode rule")
-        outputs.append(ForwardOutput(target, expression))
+        outputs.append(ForwardOutput(target, expression, d.source_loc))
     return ForwardRule(inputs, tuple(outputs), None, rewriter.reads_primal_before)
 
 

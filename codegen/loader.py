@@ -16,15 +16,21 @@ from codegen.errors import ErrorCollector, Location, SchemaError
 
 
 class LocatedMap(dict):
-    """A YAML mapping. Invariant: key_lines.keys() == self.keys()."""
+    """A YAML mapping. Invariant: key_lines.keys() == value_lines.keys() == self.keys()."""
 
     def __init__(self, line: int):
         super().__init__()
         self.line = line
         self.key_lines: dict[Any, int] = {}
+        self.value_lines: dict[Any, int] = {}
 
     def line_of(self, key: Any) -> int:
         return self.key_lines.get(key, self.line)
+
+    def value_line_of(self, key: Any) -> int:
+        """The line where the key's value text starts: the key's line for `key: value`, the
+        next one for a block scalar (`key: |`). Generated code cites it in `#line`."""
+        return self.value_lines.get(key, self.line_of(key))
 
 
 class LocatedList(list):
@@ -41,6 +47,13 @@ class LocatedList(list):
 
 def _line(node: yaml.Node) -> int:
     return node.start_mark.line + 1
+
+
+def _text_line(node: yaml.Node) -> int:
+    """The first line of a value's text: a block scalar's starts below its `|` or `>`."""
+    if isinstance(node, yaml.ScalarNode) and node.style in ("|", ">"):
+        return _line(node) + 1
+    return _line(node)
 
 
 class _LocatingLoader(yaml.SafeLoader):
@@ -68,6 +81,7 @@ def _construct_map(loader: _LocatingLoader, node: yaml.MappingNode):
             loader.duplicate_keys.append((key, _line(key_node), data.key_lines[key]))
         data[key] = loader.construct_object(value_node, deep=True)
         data.key_lines[key] = _line(key_node)
+        data.value_lines[key] = _text_line(value_node)
 
 
 def _construct_list(loader: _LocatingLoader, node: yaml.SequenceNode):

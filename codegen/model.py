@@ -30,8 +30,11 @@ BASE_TYPES = ("Tensor", "int", "SymInt", "float", "bool", "str", "Scalar", "Scal
               "Device", "Layout", "MemoryFormat", "Generator")
 VARIANTS = ("function", "method")
 DISPATCH_KEYS = ("CPU", "CUDA", "CompositeImplicitAutograd", "CompositeExplicitAutograd")
-TAGS = ("pointwise", "reduction", "view", "inplace_view", "core", "nondeterministic_seeded",
-        "factory")
+# Each tag has a reader: pointwise and reduction pick a vmap rule (batching.py), factory
+# gives the Python binding `requires_grad=` (python_bindings.py), nondeterministic_seeded
+# marks random values for the conformance tests (conformance.py). Views are known from the alias
+# annotations, so torchgen's view tags are not needed.
+TAGS = ("pointwise", "reduction", "nondeterministic_seeded", "factory")
 DEVICE_CHECKS = ("ExactSame", "NoCheck")
 DTYPES = ("float64", "float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
           "uint8", "bool")
@@ -309,6 +312,13 @@ class Derivative:
     formula: str            # the C++ expression; "" unless kind is formula
     reason: Optional[str]   # for not_implemented("reason")
     loc: Location = field(compare=False, repr=False)
+    # Where the formula's text starts (the key's line unless it is a block scalar): the
+    # generated code cites it in a `#line` directive (see Note [Formulas keep their line]).
+    formula_loc: Optional[Location] = field(default=None, compare=False, repr=False)
+
+    @property
+    def source_loc(self) -> Location:
+        return self.formula_loc or self.loc
 
 
 @dataclass(frozen=True)
@@ -400,8 +410,6 @@ class NativeFunction:
     tags: tuple[str, ...]
     device_check: str
     device_guard: bool
-    autogen: tuple[str, ...]
-    manual_cpp_binding: bool
     derivatives: Optional[Derivatives]
     conformance: Optional[ConformanceHints]
     loc: Location = field(compare=False, repr=False)

@@ -10,7 +10,7 @@ Values: a C++ expression, `non_differentiable`, or `not_implemented("reason")`.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Optional
 
 from codegen.errors import ErrorCollector, Location, SchemaError, describe_yaml_value, suggestion
 from codegen.model import Derivative, DerivativeKind, Derivatives, FunctionSchema
@@ -57,7 +57,8 @@ def parse_derivatives(value: Any, loc: Location, path: str, func: FunctionSchema
                     raise SchemaError(key_loc, f"derivative for '{variable}' of '{name}' given "
                                                f"twice (first at line {first_line[variable]})")
                 first_line[variable] = key_loc.line
-            derivative = _parse_formula(formula, names, key_loc, name)
+            derivative = _parse_formula(formula, names, key_loc, name,
+                                        Location(path, mapping.value_line_of(key)))
             is_backward = names[0] in func.argument_names
             if is_backward and derivative.kind in FORWARD_ONLY_KINDS.values():
                 raise SchemaError(key_loc, f"'{derivative.kind}' of '{name}' is a forward-mode "
@@ -126,7 +127,7 @@ def _parse_key(key: str, loc: Location, func: FunctionSchema) -> tuple[str, ...]
 
 
 def _parse_formula(value: Any, names: tuple[str, ...], loc: Location,
-                   op_name: str) -> Derivative:
+                   op_name: str, formula_loc: Optional[Location] = None) -> Derivative:
     what = f"derivative formula for '{', '.join(names)}' of '{op_name}'"
     if not isinstance(value, str) or not value.strip():
         raise SchemaError(loc, f"{what} must be a C++ expression, non_differentiable or "
@@ -143,7 +144,7 @@ def _parse_formula(value: Any, names: tuple[str, ...], loc: Location,
                                    f"found '{text}'")
         reason = match.group(1) if match.group(1) is not None else match.group(2)
         return Derivative(names, DerivativeKind.not_implemented, "", reason, loc)
-    return Derivative(names, DerivativeKind.formula, text, None, loc)
+    return Derivative(names, DerivativeKind.formula, text, None, loc, formula_loc)
 
 
 def _parse_output_differentiability(value: Any, loc: Location, path: str,

@@ -24,9 +24,10 @@ from codegen.schema_parser import SchemaSyntaxError, parse_schema, schema_displa
 from codegen.yaml_values import (CPP_IDENTIFIER, Node, expect_bool, expect_mapping,
                                  expect_string, item_loc, name_list)
 
+# Every key some part of the generator reads; anything else is an "unknown key" error.
+# torchgen's `autogen` and `manual_cpp_binding` are not here: nothing would read them.
 ENTRY_KEYS = ("func", "variants", "dispatch", "structured", "structured_delegate", "tags",
-              "device_check", "device_guard", "autogen", "manual_cpp_binding", "derivatives",
-              "conformance", "batching")
+              "device_check", "device_guard", "derivatives", "conformance", "batching")
 
 
 @dataclass
@@ -83,9 +84,6 @@ def _parse_entry(node: Node, errors: ErrorCollector, into: ParsedEntries) -> Non
     read("tags", lambda v, loc, ctx: _parse_tags(v, loc, node.path, ctx), ())
     read("device_check", _parse_device_check, "ExactSame")
     read("device_guard", lambda v, loc, ctx: expect_bool(v, loc, f"'device_guard'{ctx}"), True)
-    read("autogen", lambda v, loc, ctx: _parse_autogen(v, loc, node.path, ctx), ())
-    read("manual_cpp_binding",
-         lambda v, loc, ctx: expect_bool(v, loc, f"'manual_cpp_binding'{ctx}"), False)
     read("batching", _parse_batching, None)
     derivatives_node, conformance_node = node.take("derivatives"), node.take("conformance")
     node.report_unknown(errors, "key", ENTRY_KEYS, context)
@@ -120,8 +118,6 @@ def _parse_entry(node: Node, errors: ErrorCollector, into: ParsedEntries) -> Non
         tags=fields["tags"],
         device_check=fields["device_check"],
         device_guard=fields["device_guard"],
-        autogen=fields["autogen"],
-        manual_cpp_binding=fields["manual_cpp_binding"],
         derivatives=derivatives,
         conformance=conformance,
         batching=fields["batching"],
@@ -185,16 +181,6 @@ def _parse_device_check(value: Any, loc: Location, context: str) -> str:
         raise SchemaError(loc, f"unknown device_check {describe_yaml_value(value)}{context}"
                                + suggestion(str(value), DEVICE_CHECKS))
     return value
-
-
-def _parse_autogen(value: Any, loc: Location, path: str, context: str) -> tuple[str, ...]:
-    names = name_list(value, loc, path, f"'autogen'{context}")
-    for name, name_loc in names:
-        parts = name.split(".")
-        if len(parts) > 2 or not all(CPP_IDENTIFIER.match(part) for part in parts):
-            raise SchemaError(name_loc, f"autogen name '{name}'{context} is not an overload "
-                                        "name such as 'add.out'")
-    return tuple(dict.fromkeys(name for name, _ in names))
 
 
 def _parse_dispatch(value: Any, loc: Location, path: str, context: str,

@@ -14,7 +14,8 @@ A template sees: `registry` (the Registry), `functions` (all operators, or the s
 `kernels` (every hand-written function to declare), `autograd_kernels` and
 `backward_nodes` (codegen.autograd; `shard_autograd_kernels` and `shard_backward_nodes` for
 the shard), `shard_plans` (codegen.conformance, the shard's), `template_name`, `shard_index` and
-`shard_count` (0 and 1 when not sharded).
+`shard_count` (0 and 1 when not sharded), and `resume_generated_line`, written after a pasted
+derivative formula (see Note [Formulas keep their line] in codegen/line_directives.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codegen import autograd, batching, conformance, cpp_api, cpp_types
+from codegen.line_directives import RESUME_GENERATED, resolve_resume_markers
 from codegen.registry import Registry
 from codegen.writer import make_environment, shard, with_banner, write_if_changed
 
@@ -90,9 +92,9 @@ def render_all(model: Registry, templates_dir: Path | str, out_dir: Path | str) 
                 shard_autograd_kernels=shard_autograd_kernels,
                 shard_backward_nodes=[n for n in backward_nodes if n.op_name in in_shard],
                 shard_plans=[p for p in conformance_plans if p.name in in_shard],
-                batching_rules=batching_rules,
+                batching_rules=batching_rules, resume_generated_line=RESUME_GENERATED,
                 shard_index=index, shard_count=len(names))
             path = out_dir / name
-            write_if_changed(path, with_banner(template_name, text))
+            write_if_changed(path, resolve_resume_markers(with_banner(template_name, text), str(path)))
             outputs.append(path)
     return outputs

@@ -32,7 +32,6 @@ def validate(parsed: ParsedEntries, errors: ErrorCollector) -> None:
         _check_entry_keys(f, errors)
     _check_duplicates(parsed.declared, errors)
     _check_delegates(functions, incomplete, errors)
-    _check_autogen(functions, parsed.declared, errors)
     _check_cpp_names(functions, errors)
     check_derivative_formulas(functions, errors)
 
@@ -202,24 +201,6 @@ def _check_delegates(functions: Sequence[NativeFunction], incomplete: AbstractSe
 
 def _non_out_text(func: FunctionSchema) -> str:
     return ", ".join(str(a) for a in func.non_out_arguments)
-
-
-def _check_autogen(functions: Sequence[NativeFunction],
-                   declared: Sequence[tuple[str, Location]], errors: ErrorCollector) -> None:
-    first = dict(reversed(declared))
-    for f in functions:
-        for name in f.autogen:
-            # An autogen variant is an overload of the same operator (PyTorch's rule):
-            # `foo.out` for foo; another root would silently name an unrelated operator.
-            if name.split(".")[0] != f.func.root_name:
-                errors.error(f.loc_of("autogen"),
-                             f"autogen '{name}' of '{f.full_name}' is not an overload of "
-                             f"'{f.func.root_name}'; expected a name such as "
-                             f"'{f.func.root_name}.out'")
-            elif name in first:
-                errors.error(f.loc_of("autogen"),
-                             f"autogen '{name}' of '{f.full_name}' is already declared at "
-                             f"{first[name]}")
 
 
 def _check_cpp_names(functions: Sequence[NativeFunction], errors: ErrorCollector) -> None:

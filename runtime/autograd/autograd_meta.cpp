@@ -104,7 +104,7 @@ void rebase_history(const Tensor& t, Edge edge) {
   if (meta->view_ != nullptr) {
     // See Note [In-place on views].
     TG_INTERNAL_ASSERT(edge.input_nr == 0, "an in-place op's self is output 0 of its node");
-    TG_CHECK(edge.function->num_outputs() == 1, "Functions which modify views in-place must return a single Variable");
+    TG_CHECK(edge.function->num_inputs() == 1, "Functions which modify views in-place must return a single Variable");
     const Tensor base = meta->view_->base;
     auto copy_slices = std::make_shared<CopySlices>(base, TensorGeometry(t), std::move(edge.function));
     AutogradMeta* base_meta = materialize_autograd_meta(base);

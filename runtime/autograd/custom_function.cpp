@@ -78,7 +78,7 @@ variable_list CppNodeBase::run_backward(variable_list&& grads,
                                         const std::function<variable_list(AutogradContext*, variable_list)>& backward) {
   if (ctx_.materialize_grads()) {
     for (size_t i = 0; i < grads.size(); ++i) {
-      if (grads[i].defined() || i >= num_outputs()) continue;
+      if (grads[i].defined() || i >= num_inputs()) continue;
       const InputMetadata& metadata = input_metadata(i);
       if (metadata.dtype == ScalarType::Undefined) continue;
       grads[i] = tg::zeros(metadata.sizes, TensorOptions().dtype(metadata.dtype).device(metadata.device));
@@ -94,7 +94,7 @@ variable_list CppNodeBase::run_backward(variable_list&& grads,
              num_arguments, ", got ", result.size(), ")");
   }
   variable_list grad_inputs;
-  grad_inputs.reserve(num_inputs());
+  grad_inputs.reserve(num_outputs());
   for (size_t i = 0; i < num_arguments; ++i) {
     if (is_tensor_argument_[i]) {
       grad_inputs.push_back(std::move(result[i]));

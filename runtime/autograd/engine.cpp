@@ -132,7 +132,7 @@ void validate_outputs(const edge_list& edges, variable_list& grads, const std::s
   for (size_t i = 0; i < edges.size(); ++i) {
     const Edge& edge = edges[i];
     Tensor& grad = grads[i];
-    if (!edge.is_valid() || !grad.defined() || edge.input_nr >= edge.function->num_outputs()) continue;
+    if (!edge.is_valid() || !grad.defined() || edge.input_nr >= edge.function->num_inputs()) continue;
     const InputMetadata& metadata = edge.function->input_metadata(edge.input_nr);
     if (metadata.dtype == ScalarType::Undefined) continue;
     if (grad.sizes() != metadata.sizes.ref()) {
@@ -202,7 +202,7 @@ void evaluate_function(GraphTask& task, const std::shared_ptr<Node>& fn, InputBu
         auto info = task.exec_info.find(next_fn);
         if (info == task.exec_info.end() || !info->second.should_execute()) continue;
       }
-      InputBuffer next_buffer(next_fn->num_outputs());
+      InputBuffer next_buffer(next_fn->num_inputs());
       next_buffer.add(next.input_nr, std::move(outputs[i]), producer, next_fn->stream());
       if (ready) {
         queue.push(NodeTask{next.function, std::move(next_buffer)});

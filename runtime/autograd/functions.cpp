@@ -66,11 +66,11 @@ bool TensorGeometry::is_contiguous() const {
 
 CopySlices::CopySlices(const Tensor& base, TensorGeometry view, std::shared_ptr<Node> fn)
     : base_(base), view_(std::move(view)), fn_(std::move(fn)) {
-  TG_INTERNAL_ASSERT(fn_ != nullptr && fn_->num_inputs() >= 1,
+  TG_INTERNAL_ASSERT(fn_ != nullptr && fn_->num_outputs() >= 1,
                      "an in-place op's node must have its self as next edge 0");
   add_input_metadata(base);
   add_next_edge(impl::gradient_edge(base));
-  for (size_t i = 1; i < fn_->num_inputs(); ++i) add_next_edge(fn_->next_edge(i));
+  for (size_t i = 1; i < fn_->num_outputs(); ++i) add_next_edge(fn_->next_edge(i));
 }
 
 void CopySlices::release_variables() {
@@ -83,7 +83,7 @@ void CopySlices::release_variables() {
 variable_list CopySlices::apply(variable_list&& grads) {
   TG_INTERNAL_ASSERT(grads.size() == 1, "CopySlices expects one gradient, got ", grads.size());
   Tensor grad = std::move(grads[0]);
-  if (!grad.defined()) return variable_list(num_inputs());
+  if (!grad.defined()) return variable_list(num_outputs());
 
   Tensor result = empty_with_geometry(base_);
   result.copy_(grad);
@@ -95,10 +95,10 @@ variable_list CopySlices::apply(variable_list&& grads) {
     // fn may save or return its input, and grad_slice is written below: give it a copy.
     fn_grads = (*fn_)({grad_slice.clone()});
   }
-  TG_CHECK(fn_grads.size() == fn_->num_inputs(), "Function ", fn_->name(),
-           " returned an invalid number of gradients - expected ", fn_->num_inputs(), ", but got ", fn_grads.size());
+  TG_CHECK(fn_grads.size() == fn_->num_outputs(), "Function ", fn_->name(),
+           " returned an invalid number of gradients - expected ", fn_->num_outputs(), ", but got ", fn_grads.size());
 
-  variable_list grad_inputs(num_inputs());
+  variable_list grad_inputs(num_outputs());
   for (size_t i = 0; i < fn_grads.size(); ++i) {
     if (!should_compute_output(i)) continue;
     if (i == 0) {

@@ -3,9 +3,9 @@
 // per input; input i's gradient goes to next_edges_[i]).
 // sequence_nr orders nodes: a node created later runs earlier in backward (the engine's
 // ready queue pops the highest sequence_nr first).
-// Naming follows the forward op: num_inputs() == next_edges().size() (the gradients apply()
-// returns, one per forward input) and num_outputs() == number of input metadata entries
-// (the gradients apply() receives, one per forward output).
+// Naming follows the node's own apply(), as PyTorch's Node does: num_inputs() == number of
+// input metadata entries (the gradients apply() receives, one per forward output) and
+// num_outputs() == next_edges().size() (the gradients apply() returns, one per forward input).
 // Threading: hooks are added while no backward pass runs through the node; apply() runs
 // with mutex() held by the engine.
 #pragma once
@@ -76,7 +76,7 @@ class Node : public std::enable_shared_from_this<Node> {
   const edge_list& next_edges() const noexcept { return next_edges_; }
   edge_list& next_edges() noexcept { return next_edges_; }
   const Edge& next_edge(size_t i) const { return next_edges_.at(i); }
-  size_t num_inputs() const noexcept { return next_edges_.size(); }  // gradients apply() returns
+  size_t num_outputs() const noexcept { return next_edges_.size(); }  // gradients apply() returns
   void add_next_edge(Edge edge) { next_edges_.push_back(std::move(edge)); }
   void set_next_edges(edge_list edges) { next_edges_ = std::move(edges); }
 
@@ -89,7 +89,7 @@ class Node : public std::enable_shared_from_this<Node> {
   // For an output that is not differentiable: keeps positions aligned, never validated.
   uint32_t add_undefined_input_metadata();
   const InputMetadata& input_metadata(size_t i) const { return input_metadata_.at(i); }
-  size_t num_outputs() const noexcept { return input_metadata_.size(); }
+  size_t num_inputs() const noexcept { return input_metadata_.size(); }
   // The stream backward runs on: that of the first output on a device with streams, or
   // nullopt when every output is on the CPU (PyTorch's Node::stream()).
   std::optional<Stream> stream() const {

@@ -150,14 +150,18 @@ class Dispatcher {
   // A boxed kernel (or fallthrough) that serves `key` for every operator without its own.
   RegistrationHandle registerFallback(DispatchKey key, KernelFunction kernel, std::string debug);
 
+
+ private:
+  // The public API is PyTorch's, in its camelCase (findSchema, callBoxed, dumpState, ...);
+  // what only the dispatcher's classes call is snake_case, as the rest of tensorgen, and
+  // private: no operation has a name in each style.
+  friend class OperatorHandle;
+  Dispatcher() = default;
   // See OperatorHandle::typed.
   void check_typed_signature(OperatorEntry& entry, const std::type_info& signature);
   // Registration state of one operator, read under the registry lock.
   std::string dump_state(const OperatorEntry& entry);
   std::vector<DispatchKey> registered_keys(const OperatorEntry& entry);
-
- private:
-  Dispatcher() = default;
 
   // Precondition: mutex_ held.
   OperatorEntry& find_or_create(const OperatorName& name);

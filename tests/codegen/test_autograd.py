@@ -99,6 +99,36 @@ class AutogradTest(SchemaTestCase):
         self.assertEqual(cpp_types.arguments(f.get("l1_loss").func)[2].default, "Reduction::Mean")
         self.assertEqual(cpp_types.overload_cpp_name(f.get("std").func), "std_op")
 
+    def test_a_member_is_saved_only_when_a_formula_reading_it_runs(self):
+        # Note [Save only what is needed]: `other` serves self's gradient (slot 0) only,
+        # `self` other's (slot 1), `alpha` both; `result` is read by every slot's formula.
+        kernels = self.kernels("""
+            - func: mul_add(Tensor self, Tensor other, Scalar alpha) -> Tensor
+              dispatch:
+                CPU: mul_add_cpu
+              derivatives:
+                self: grad * other * alpha
+                other: grad * self * alpha + result * 0
+                result: auto_element_wise
+            - func: scaled_backward(Tensor grad, Tensor result, bool[2] mask) -> (Tensor, Tensor)
+              dispatch:
+                CompositeExplicitAutograd: scaled_backward
+            - func: scaled(Tensor self, Tensor other) -> Tensor
+              dispatch:
+                CPU: scaled_cpu
+              derivatives:
+                self, other: scaled_backward(grad, result, grad_input_mask)
+                result: self_t * other + other_t * self
+            """)
+        saved = {s.member: s for s in kernels["mul_add"].node.saved}
+        self.assertEqual(saved["other_"].needed_by, (0,))
+        self.assertEqual(saved["other_"].save_condition, "grad_fn->should_compute_output(0)")
+        self.assertEqual(saved["self_"].needed_by, (1,))
+        self.assertEqual(saved["alpha_"].needed_by, ())
+        self.assertEqual(saved["result_"].needed_by, (1,))
+        # One formula for both inputs: whatever it reads serves every slot, so it is always saved.
+        self.assertEqual([s.needed_by for s in kernels["scaled"].node.saved], [()])
+
 
 class ForwardRuleTest(SchemaTestCase):
     """Tangent rules (codegen/forward_ad.py) and their validation (parse_derivatives.py)."""

@@ -20,7 +20,7 @@ MUL = """
 - func: mul.Tensor(Tensor self, Tensor other) -> Tensor
   variants: function, method
   structured_delegate: mul.out
-  tags: [pointwise, core]
+  tags: [pointwise, reduction]
 
 - func: mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
   variants: method
@@ -117,13 +117,13 @@ class RegistryTest(SchemaTestCase):
         registry = self.load(MUL)
         mul = registry.get("mul.Tensor")
         self.assertEqual(mul.variants, ("function", "method"))
-        self.assertEqual(mul.tags, ("pointwise", "core"))
+        self.assertEqual(mul.tags, ("pointwise", "reduction"))
         self.assertEqual(mul.structured_delegate, "mul.out")
         self.assertTrue(mul.has_method_variant)
         relu = registry.get("relu")
         self.assertEqual((relu.variants, relu.tags, relu.device_check, relu.device_guard,
-                          relu.autogen, relu.manual_cpp_binding, relu.structured),
-                         (("function",), (), "ExactSame", True, (), False, False))
+                          relu.structured),
+                         (("function",), (), "ExactSame", True, False))
         self.assertIsNone(relu.derivatives)
         self.assertIsNone(relu.conformance)
         self.assertEqual([f.full_name for f in registry],
@@ -155,14 +155,10 @@ class RegistryTest(SchemaTestCase):
             - func: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
               device_check: NoCheck
               device_guard: False
-              manual_cpp_binding: True
-              autogen: bernoulli.out, bernoulli.float_out
               tags: nondeterministic_seeded
             """)
         f = registry.get("bernoulli")
-        self.assertEqual((f.device_check, f.device_guard, f.manual_cpp_binding),
-                         ("NoCheck", False, True))
-        self.assertEqual(f.autogen, ("bernoulli.out", "bernoulli.float_out"))
+        self.assertEqual((f.device_check, f.device_guard), ("NoCheck", False))
         self.assertEqual(f.tags, ("nondeterministic_seeded",))
 
 

@@ -10,7 +10,7 @@ from support import SchemaTestCase, load_registry  # noqa: E402
 from codegen.errors import SchemaErrors  # noqa: E402
 
 ENTRY_KEYS = ("func, variants, dispatch, structured, structured_delegate, tags, device_check, "
-              "device_guard, autogen, manual_cpp_binding, derivatives, conformance, batching")
+              "device_guard, derivatives, conformance, batching")
 
 
 class FileTest(SchemaTestCase):
@@ -26,12 +26,12 @@ class FileTest(SchemaTestCase):
         self.assertErrors("""
             - func: relu(Tensor self) -> Tensor
               variants: function
-               tags: core
+               tags: pointwise
             """,
             (3, "invalid YAML: mapping values are not allowed here (column 8)"))
 
     def test_unprintable_character(self):
-        self.assertErrors("- func: relu(Tensor self) -> Tensor\n  tags: core\x01\n",
+        self.assertErrors("- func: relu(Tensor self) -> Tensor\n  tags: pointwise\x01\n",
                           (2, "invalid YAML: unacceptable character U+0001"))
 
     def test_one_document_per_file(self):
@@ -60,7 +60,7 @@ class FileTest(SchemaTestCase):
         self.assertErrors("""
             - func: relu(Tensor self) -> Tensor
             - variants: function
-              tags: core
+              tags: pointwise
             """,
             (2, "entry has no 'func' key"))
 
@@ -73,7 +73,7 @@ class FileTest(SchemaTestCase):
     def test_duplicate_yaml_key(self):
         self.assertErrors("""
             - func: relu(Tensor self) -> Tensor
-              tags: core
+              tags: pointwise
               tags: pointwise
             """,
             (3, "duplicate key 'tags' (first at line 2)"))
@@ -130,7 +130,7 @@ class EntryKeyTest(SchemaTestCase):
     def test_unknown_tag(self):
         self.assertErrors("""
             - func: add.Tensor(Tensor self, Tensor other) -> Tensor
-              tags: [core, pointwse]
+              tags: [reduction, pointwse]
             """,
             (2, "unknown tag 'pointwse' in 'add.Tensor'; did you mean 'pointwise'?"))
 
@@ -138,7 +138,7 @@ class EntryKeyTest(SchemaTestCase):
         self.assertErrors("""
             - func: add.Tensor(Tensor self, Tensor other) -> Tensor
               tags:
-                - core
+                - pointwise
                 - reductoin
             """,
             (4, "unknown tag 'reductoin' in 'add.Tensor'; did you mean 'reduction'?"))
@@ -191,10 +191,10 @@ class EntryKeyTest(SchemaTestCase):
         self.assertErrors("""
             - func: relu(Tensor self) -> Tensor
               device_guard: sometimes
-              manual_cpp_binding: 1
+              structured: 1
             """,
             (2, "'device_guard' in 'relu' must be True or False, found 'sometimes'"),
-            (3, "'manual_cpp_binding' in 'relu' must be True or False, found 1"))
+            (3, "'structured' in 'relu' must be True or False, found 1"))
 
     def test_unknown_device_check(self):
         self.assertErrors("""
@@ -203,12 +203,18 @@ class EntryKeyTest(SchemaTestCase):
             """,
             (2, "unknown device_check 'Exact' in 'relu'; did you mean 'ExactSame'?"))
 
-    def test_malformed_autogen_name(self):
+    def test_keys_nothing_reads_are_unknown(self):
+        # torchgen's autogen, manual_cpp_binding and view tags: nothing here would read them.
         self.assertErrors("""
             - func: relu(Tensor self) -> Tensor
-              autogen: relu.out, relu..x
+              autogen: relu.out
+              manual_cpp_binding: True
+              tags: [pointwise, view]
             """,
-            (2, "autogen name 'relu..x' in 'relu' is not an overload name such as 'add.out'"))
+            (2, f"unknown key 'autogen' in 'relu'; expected one of: {ENTRY_KEYS}"),
+            (3, f"unknown key 'manual_cpp_binding' in 'relu'; expected one of: {ENTRY_KEYS}"),
+            (4, "unknown tag 'view' in 'relu'; expected one of: pointwise, reduction, "
+                "nondeterministic_seeded, factory"))
 
 
 class ManyMistakesTest(SchemaTestCase):
@@ -237,7 +243,7 @@ class ManyMistakesTest(SchemaTestCase):
             """, "a.yaml")
         second = self.write_yaml("""
             - func: gelu(Tensor self) -> Tensor
-              tag: core
+              tag: pointwise
             - func: relu(Tensor self) -> Tensor
             """, "b.yaml")
         with self.assertRaises(SchemaErrors) as caught:

@@ -25,15 +25,6 @@ class DuplicateTest(SchemaTestCase):
             """,
             (2, "'add_a' and 'add.a' have the same C++ name 'add_a'; rename one overload"))
 
-    def test_autogen_of_a_declared_overload(self):
-        path, errors = self.errors_of("""
-            - func: relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-            - func: relu(Tensor self) -> Tensor
-              autogen: relu.out
-            """)
-        self.assertEqual(errors, [f"{path}:3: autogen 'relu.out' of 'relu' is already declared "
-                                  f"at {path}:1"])
-
 
 class StructuredTest(SchemaTestCase):
     def test_delegate_names_no_overload(self):

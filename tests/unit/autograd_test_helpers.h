@@ -103,10 +103,10 @@ class ScaleNode : public Node {
     ++runs;
     grad_mode_seen = tg::GradMode::is_enabled();
     if (trace_ != nullptr) trace_->push_back(name_);
-    if (grads.empty() || !grads[0].defined()) return variable_list(num_inputs());
+    if (grads.empty() || !grads[0].defined()) return variable_list(num_outputs());
     received = values(grads[0]);
     variable_list out;
-    for (size_t i = 0; i < num_inputs(); ++i) out.push_back(scaled(grads[0], factor_));
+    for (size_t i = 0; i < num_outputs(); ++i) out.push_back(scaled(grads[0], factor_));
     if (!out.empty()) returned_data = out[0].data_ptr();
     if (keep_returned && !out.empty()) kept = out[0];
     return out;
@@ -132,7 +132,7 @@ class SavingNode : public Node {
  protected:
   variable_list apply(variable_list&& grads) override {
     unpacked = saved.unpack(shared_from_this());
-    return variable_list(num_inputs(), grads[0]);
+    return variable_list(num_outputs(), grads[0]);
   }
 
  private:

@@ -238,7 +238,7 @@ TEST_CASE("autograd: set_history gives floating outputs history and keeps positi
   tg::autograd::skip_history(node);
   Tensor last = floats({0});
   tg::autograd::set_history(last, node);
-  CHECK(node->num_outputs() == 4);
+  CHECK(node->num_inputs() == 4);
   CHECK(values_out.grad_fn() == node);
   CHECK_FALSE(indices.requires_grad());
   CHECK(last.output_nr() == 3);

@@ -4,6 +4,7 @@
 
 #include <tensorgen/tensorgen.h>
 
+#include "AutogradFunctions.h"
 #include "autograd/autograd.h"
 #include "autograd/gradcheck.h"
 
@@ -149,4 +150,41 @@ TEST_CASE("autograd_ops: reductions with ties share the gradient") {
   values.sum().backward();
   CHECK(max_abs_diff(m.grad(), tg::tensor({0.0, 1.0, 0.0, 1.0}, tg::kDouble).view({2, 2})) == 0);
   CHECK_FALSE(indices.requires_grad());
+}
+
+// Note [Save only what is needed] (codegen/autograd.py): mul saves `other` only for self's
+// gradient and `self` only for other's, so with only `w` requiring grad, `x * w` keeps x
+// (needed for w's gradient) and not w.
+TEST_CASE("autograd_ops: a node saves only the tensors the needed gradients read") {
+  Tensor x = tg::tensor({1.0, 2.0, 3.0}, tg::kDouble);
+  Tensor w_leaf = tg::tensor({4.0, 5.0, 6.0}, tg::kDouble).requires_grad_();
+  Tensor w = w_leaf.clone();
+  Tensor y = x * w;
+  auto* node = dynamic_cast<tg::autograd::generated::MulBackward0*>(y.grad_fn().get());
+  REQUIRE(node != nullptr);
+  CHECK_FALSE(node->self_.was_default_constructed());  // x: read by w's gradient
+  CHECK(node->other_.was_default_constructed());       // w: read only by x's, not needed
+
+  // w was not saved, so changing it in place afterwards is no error (as in PyTorch), and
+  // the gradient is still right: d(sum(x * w))/dw_leaf = x.
+  w.mul_(2);
+  y.sum().backward();
+  CHECK(max_abs_diff(w_leaf.grad(), x) == 0);
+
+  // x was saved: changing it in place is still detected.
+  Tensor w2 = w_leaf.clone();
+  Tensor y2 = x * w2;
+  x.add_(1);
+  CHECK_THROWS_WITH_AS(y2.sum().backward(), doctest::Contains("modified by an inplace operation"), tg::Error);
+
+  // Both inputs requiring grad: both saved, both gradients right.
+  Tensor a = leaf({3}, 7), b = leaf({3}, 8);
+  Tensor ab = a * b;
+  auto* both = dynamic_cast<tg::autograd::generated::MulBackward0*>(ab.grad_fn().get());
+  REQUIRE(both != nullptr);
+  CHECK_FALSE(both->self_.was_default_constructed());
+  CHECK_FALSE(both->other_.was_default_constructed());
+  ab.sum().backward();
+  CHECK(max_abs_diff(a.grad(), b.detach()) == 0);
+  CHECK(max_abs_diff(b.grad(), a.detach()) == 0);
 }
