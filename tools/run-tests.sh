@@ -10,11 +10,15 @@ cd "$(dirname "$0")/.."
 # runs its tests, and appends each Meson log it writes to `logs`. Adding a leg is one function
 # and one word here. CI (.ci/run) runs LEGS. The normal leg runs every suite, the fuzz targets'
 # fixed replay sample and the pytest suite; the sanitized leg the unit, graph, graphs and fuzz
-# suites and the conformance suite under ASan + UBSan (docs/reliability.md has its times).
-# The emulated leg is not in LEGS: it repeats the CPU build, which CI's time does not allow
-# twice over (docs/cuda.md); run it with TG_CI_LEGS. A leg in LEGS that fails blocks every
-# merge, so one goes in only after a green run.
-LEGS="normal sanitized"
+# suites and the conformance suite under ASan + UBSan (docs/reliability.md has its times); the
+# emulated leg what only the CUDA backend runs, on the host emulation of CUDA (docs/cuda.md).
+# A leg in LEGS that fails blocks every merge, so one goes in only after a green run.
+LEGS="normal sanitized emulated"
+
+# ccache (tools/setup.sh installs it; Meson uses it when present) gives the emulated build the
+# normal build's CPU objects, compiled with the same flags: their build folders differ, so
+# the folder must not be part of ccache's key.
+export CCACHE_NOHASHDIR=1 CCACHE_BASEDIR=$PWD
 
 logs=()
 status=0

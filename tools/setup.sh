@@ -12,6 +12,7 @@ packages=(
   python3 python3-yaml python3-jinja2 python3-venv
   libopenblas-dev
   gcovr
+  ccache  # Meson uses it when present: the emulated leg reuses the normal build's CPU objects
 )
 # Callers add what only their build needs (tools/configure-sanitized.sh: clang and its runtime).
 packages+=("$@")

@@ -15,6 +15,8 @@ namespace tg::autograd::forward_ad {
 namespace {
 
 struct LevelState {
+  explicit LevelState(uint64_t level_id) : id(level_id) {}
+
   uint64_t id;
   int masked = 0;  // LevelMask depth
   std::vector<std::weak_ptr<TangentSlot>> slots;  // emptied on exit
@@ -58,7 +60,7 @@ uint64_t resolve(std::optional<uint64_t> level, const char* op) {
 
 uint64_t enter_dual_level() {
   uint64_t id = next_level_id.fetch_add(1);
-  tls_levels.push_back({id});
+  tls_levels.emplace_back(id);
   ++tls_unmasked;
   return id;
 }
