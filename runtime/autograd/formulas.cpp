@@ -112,7 +112,7 @@ Tensor mean_backward(const Tensor& grad, IntArrayRef input_sizes, OptionalIntArr
   int64_t count = 1;
   if (!dim || dim->empty()) {
     count = numel;
-  } else {
+  } else if (!input_sizes.empty()) {  // a 0-dim input reduced over its dim 0 (or -1) has one element
     for (int64_t d : reduced_dims(dim, static_cast<int64_t>(input_sizes.size()))) count *= input_sizes[d];
   }
   return sum_backward(grad, input_sizes, dim, keepdim) / count;

@@ -97,3 +97,15 @@ TEST_CASE("zero-size: bmm with an empty inner dim gives zeros") {
 }
 
 }  // namespace
+
+// Found by the full-size operator sweep (session 8): mean's backward read the size of dim 0
+// of a 0-dim input (past the end of an empty size list; a crash in the release build).
+TEST_CASE("0-dim: mean over dim 0 or -1 of a scalar has gradient 1") {
+  for (int64_t dim : {0, -1}) {
+    tg::Tensor x = tg::tensor(3.0, tg::TensorOptions().dtype(tg::kFloat)).requires_grad_();
+    tg::Tensor y = tg::mean(x, std::vector<int64_t>{dim}, /*keepdim=*/false);
+    y.backward();
+    CHECK(x.grad().dim() == 0);
+    CHECK(x.grad().item<float>() == 1.0f);
+  }
+}
