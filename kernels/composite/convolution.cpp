@@ -65,7 +65,9 @@ Tensor forward_2d(const Tensor& input, const Tensor& weight, const Geometry& g) 
 }
 
 Tensor backward_input_2d(const Tensor& grad_output, const Tensor& weight, IntArrayRef input_sizes, const Geometry& g) {
-  const int64_t batch = input_sizes[0], og = weight.size(0) / g.groups, rows = weight.numel() / weight.size(0);
+  const int64_t batch = input_sizes[0], og = weight.size(0) / g.groups;
+  int64_t rows = 1;  // weight's elements per output channel (not numel / size(0): that may be 0 / 0)
+  for (int64_t d = 1; d < weight.dim(); ++d) rows *= weight.size(d);
   const Tensor grad = grad_output.reshape({batch, weight.size(0), grad_output.size(2) * grad_output.size(3)});
   Tensor grad_input = tg::empty(input_sizes, grad_output.options());
   Tensor columns_grad = tg::empty({g.groups * rows, grad.size(2)}, grad.options());  // reused across images

@@ -109,3 +109,10 @@ TEST_CASE("0-dim: mean over dim 0 or -1 of a scalar has gradient 1") {
     CHECK(x.grad().item<float>() == 1.0f);
   }
 }
+
+// Found by the full-size operator sweep (session 8): a transposed convolution with zero input
+// channels divided the weight's numel by its dim 0 (0 / 0, SIGFPE). It is now a tg::Error from
+// the weight's reshape; LibTorch returns zeros here (a difference, docs/reliability.md).
+TEST_CASE("zero-size: conv_transpose2d over zero input channels is a tg::Error, not a crash") {
+  CHECK_THROWS_AS(tg::conv_transpose2d(tg::ones({1, 0, 3, 3}), tg::ones({0, 2, 1, 1})), tg::Error);
+}
