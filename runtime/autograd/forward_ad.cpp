@@ -73,9 +73,8 @@ void exit_dual_level(uint64_t level) {
   // Moved out first: freeing a tangent may run code that looks at the level stack.
   std::vector<std::weak_ptr<TangentSlot>> slots = std::move(state.slots);
   tls_levels.pop_back();
-  std::vector<Tensor> freed;
   for (const std::weak_ptr<TangentSlot>& weak : slots) {
-    if (std::shared_ptr<TangentSlot> slot = weak.lock()) freed.push_back(std::move(slot->value));
+    if (std::shared_ptr<TangentSlot> slot = weak.lock()) slot->value = Tensor();
   }
 }
 
