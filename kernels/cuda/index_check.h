@@ -12,14 +12,23 @@
 
 namespace tg::cuda {
 
-enum class IndexedOp : int32_t { kIndexSelect = 1, kIndexAdd, kGather, kScatterAdd, kMaxPool2dBackward, kIndex, kIndexPut };
+enum class IndexedOp : int32_t {
+  kIndexSelect = 1,
+  kIndexAdd,
+  kGather,
+  kScatterAdd,
+  kMaxPoolBackward,
+  kIndex,
+  kIndexPut,
+  kAdaptiveMaxPoolBackward
+};
 
 struct IndexErrorRecord {
   unsigned int state;
   int32_t op;      // an IndexedOp
   int64_t index;   // the offending value
   int64_t bound;   // values must lie in [0, bound)
-  int64_t detail;  // gather/scatter_add/index/index_put_: the dim; max_pool2d backward: the plane's width
+  int64_t detail;  // gather/scatter_add/index/index_put_: the dim; max pooling backward: its spatial dims
 };
 
 // The record of `device` (its device pointer is its host pointer), made on first use.
