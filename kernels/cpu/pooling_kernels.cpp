@@ -43,8 +43,11 @@ void max_pool(const char* op, const PoolShape& s, const Tensor& self, const Tens
     for_each_window(s, [&](int64_t p, Window wz, Window wy, Window wx, int64_t o) {
       const scalar_t* plane = x + p * s.input_plane();
       T best;
-      max_pool_window(s, wz, wy, wx, [plane](int64_t offset) { return cpu::convert<T>(plane[offset]); }, best, at[o]);
+      int64_t best_index;
+      max_pool_window(s, wz, wy, wx, [plane](int64_t offset) { return cpu::convert<T>(plane[offset]); }, best,
+                      best_index);
       y[o] = cpu::convert<scalar_t>(best);
+      at[o] = best_index;
     });
   });
 }

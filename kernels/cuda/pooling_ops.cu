@@ -41,9 +41,11 @@ __global__ void max_pool_kernel(const T* in, T* out, int64_t* indices, PoolShape
     const CellWindows w = cell_windows(s, c);
     const T* plane = in + c.plane * s.input_plane();
     acc_t<T> best;
+    int64_t best_index;  // in a register: the window loop updates it at each new maximum
     max_pool_window(s, w.z, w.y, w.x, [plane](int64_t offset) { return convert<acc_t<T>>(plane[offset]); }, best,
-                    indices[e]);
+                    best_index);
     out[e] = convert<T>(best);
+    indices[e] = best_index;
   }
 }
 
