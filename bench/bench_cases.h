@@ -26,5 +26,7 @@ std::vector<Case> libtorch_cases();  // empty when built without LibTorch
 
 void tensorgen_set_threads(int n);
 void libtorch_set_threads(int n);
+// "2.15.0" (TORCH_VERSION_MAJOR.MINOR.PATCH of the LibTorch built against), "none" without one.
+std::string libtorch_version();
 
 }  // namespace bench
