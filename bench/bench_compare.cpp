@@ -95,6 +95,7 @@ int main() {
     const size_t n = ratios.size();
     const double median = n % 2 == 1 ? ratios[n / 2].first : (ratios[n / 2 - 1].first + ratios[n / 2].first) / 2;
     std::printf("# peer: LibTorch %s\n", bench::libtorch_version().c_str());
+    std::printf("# tensorgen BLAS: %s\n", bench::tensorgen_blas().c_str());
     std::printf("vs LibTorch: worst ratio %.2f (%s), median ratio %.2f over %zu cases; mlp_step ratio %.2f\n",
                 ratios.front().first, ratios.front().second.c_str(), median, n, mlp_step_ratio);
   } else {
