@@ -73,8 +73,10 @@ TreeFunction make_graphed_callables(TreeFunction fn, const std::vector<Tensor>& 
   auto s = std::make_shared<GraphedState>();
   for (size_t i = 0; i < sample_inputs.size(); ++i) {
     const Tensor& sample = sample_inputs[i];
-    TG_CHECK(sample.defined() && sample.device().is_cpu(), "[make_graphed_callables] sample input ", i,
-             " must be a defined CPU tensor");
+    TG_CHECK(sample.defined(), "[make_graphed_callables] sample input ", i, " is an undefined tensor");
+    TG_CHECK(sample.device().is_cpu(), "[make_graphed_callables] sample input ", i, " is on ", sample.device(),
+             ": make_graphed_callables records CPU work only; capture CUDA work with "
+             "tg::graphs::Graph(Device(kCUDA))");
     Tensor input = sample.detach().clone();
     if (sample.requires_grad()) {
       input.requires_grad_();

@@ -170,7 +170,7 @@ struct Tree::Impl {
       const Tensor& t = inputs[i];
       TG_CHECK(t.defined(), "[graphs::Tree] input ", i, " of ", functions[id].name, " is an undefined tensor");
       TG_CHECK(t.device().is_cpu(), "[graphs::Tree] input ", i, " is on ", t.device(),
-               "; graph trees on this build record CPU work");
+               "; graph trees record CPU work only: capture CUDA work with tg::graphs::Graph(Device(kCUDA))");
       in_place[i] = functions[id].static_inputs.contains(i) || issued_by.contains(t.storage().get());
       key.inputs.push_back({t.scalar_type(), t.sizes().vec(), t.strides().vec(),
                             in_place[i] ? t.data_ptr() : nullptr});
