@@ -38,6 +38,29 @@ Device resolve_cuda_device(Device device, const char* op) {
   return Device(DeviceType::CUDA, cuda::resolve_device(device.has_index() ? device.index() : -1, op));
 }
 
+struct SideStreamScope::Impl {
+  Impl(cuda::DeviceIndex index, cuda::CUDAStream stream) : device(index), guard(stream) {}
+  cuda::DeviceIndex device;
+  cuda::CUDAStreamGuard guard;
+};
+
+SideStreamScope::SideStreamScope(Device device) {
+  if (!device.is_cuda()) return;
+  const Device resolved = resolve_cuda_device(device, "graphs");
+  cuda::synchronize(resolved.index());
+  impl_ = std::make_unique<Impl>(resolved.index(), cuda::getStreamFromPool(false, resolved.index()));
+}
+
+SideStreamScope::~SideStreamScope() {
+  if (!impl_) return;
+  const cuda::DeviceIndex device = impl_->device;
+  impl_.reset();
+  try {
+    cuda::synchronize(device);
+  } catch (const Error&) {  // a destructor must not throw; the next CUDA call reports the failure
+  }
+}
+
 struct CudaGraphBackend::Impl {
   cuda::DeviceIndex device;
   cuda::CUDAStream capture_stream;

@@ -24,6 +24,21 @@ alloc::CachingAllocator& cuda_pool_allocator();
 // has no CUDA or the machine no such device.
 Device resolve_cuda_device(Device device, const char* op);
 
+// torch.cuda.graph's side stream: for a CUDA device, waits for the device, then makes a pool
+// stream current until the scope ends, when it waits for the device again; nothing on the CPU.
+// Warm-up and capture run inside it, so that the capture never meets the default stream.
+class SideStreamScope {
+ public:
+  explicit SideStreamScope(Device device);
+  ~SideStreamScope();
+  SideStreamScope(const SideStreamScope&) = delete;
+  SideStreamScope& operator=(const SideStreamScope&) = delete;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 class CudaGraphBackend {
  public:
   // Throws tg::Error when the build has no CUDA or the machine no such device.

@@ -21,6 +21,13 @@ alloc::CachingAllocator& cuda_pool_allocator() { no_cuda("graphs::MemPool", Devi
 
 Device resolve_cuda_device(Device device, const char* op) { no_cuda(op, device); }
 
+struct SideStreamScope::Impl {};
+
+SideStreamScope::SideStreamScope(Device device) {
+  if (device.is_cuda()) no_cuda("graphs", device);
+}
+SideStreamScope::~SideStreamScope() = default;
+
 struct CudaGraphBackend::Impl {};
 
 CudaGraphBackend::CudaGraphBackend(Device device) { no_cuda("graphs::Graph", device); }
