@@ -71,7 +71,8 @@ leg_sanitized() {
 # the CUDA backend of tg::graphs over emulated stream capture (graphs_cuda), the autograd
 # stream contract (unit_autograd) and the conformance suite's cpu_cuda checks
 # (every other conformance check runs CPU code the normal leg already ran). With
-# TG_EMULATED_FULL=1 it builds everything and runs the whole unit, conformance and cuda suites.
+# TG_EMULATED_FULL=1 it builds everything and runs the whole unit, conformance, cuda and graphs
+# suites.
 # The CPU objects are the normal build's: with ccache (hash_dir = false) they are cache hits.
 leg_emulated() {
   local build=${TG_EMULATED_BUILD_DIR:-build-emu}
@@ -82,7 +83,7 @@ leg_emulated() {
   if [ "${TG_EMULATED_FULL:-0}" = 1 ]; then
     ninja -C "$build" || return 1
     meson test -C "$build" --no-rebuild --print-errorlogs --suite unit --suite conformance --suite cuda \
-      --logbase testlog-emulated-full
+      --suite graphs --logbase testlog-emulated-full
     logs+=("$build/meson-logs/testlog-emulated-full.json")
     return 0
   fi

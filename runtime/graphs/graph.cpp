@@ -17,8 +17,7 @@ Graph::Graph(Device device) : device_(device) {
 Graph::~Graph() = default;
 
 void Graph::capture_begin(std::optional<MemPool> pool) {
-  const bool capturing = scope_ != nullptr || (cuda_ && cuda_->capturing());
-  TG_CHECK(!captured_ && !capturing, "[Graph::capture_begin] this graph already ",
+  TG_CHECK(!captured_ && !capturing(), "[Graph::capture_begin] this graph already ",
            captured_ ? "holds a capture" : "is capturing", "; make a new Graph for another region");
   TG_CHECK(!pool || pool->device() == device_, "[Graph::capture_begin] the pool is on ", pool ? pool->device() : device_,
            " but this graph captures work on ", device_, ": share pools between graphs of one device");
@@ -31,8 +30,7 @@ void Graph::capture_begin(std::optional<MemPool> pool) {
 }
 
 void Graph::capture_end() {
-  const bool capturing = scope_ != nullptr || (cuda_ && cuda_->capturing());
-  TG_CHECK(capturing, "[Graph::capture_end] capture_begin was not called on this graph");
+  TG_CHECK(capturing(), "[Graph::capture_end] capture_begin was not called on this graph");
   if (cuda_) {
     cuda_->capture_end();
   } else {
@@ -49,6 +47,8 @@ void Graph::replay() const {
     recording_.replay();
   }
 }
+
+bool Graph::capturing() const { return scope_ != nullptr || (cuda_ && cuda_->capturing()); }
 
 size_t Graph::num_nodes() const { return cuda_ ? cuda_->num_nodes() : recording_.num_calls(); }
 

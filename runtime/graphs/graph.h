@@ -46,6 +46,8 @@ class Graph {
   size_t num_fallback_nodes() const { return recording_.num_fallback_calls(); }
 
  private:
+  bool capturing() const;
+
   Device device_;
   std::unique_ptr<detail::CudaGraphBackend> cuda_;  // set for a CUDA device
   Recording recording_;
