@@ -2,7 +2,8 @@
 // functions of cuda_runtime_api.h that tensorgen calls, implemented on the host. Invariants:
 // every call returns a cudaError_t and records a failure as the thread's last error, as the
 // real runtime does; work on a stream runs when it is enqueued, so each stream (and the whole
-// device) runs in order. Threading: all functions may be called from any thread.
+// device) runs in order, except on a capturing stream, where it is recorded into a graph
+// (stream_capture.h). Threading: all functions may be called from any thread.
 #pragma once
 
 #include <cstddef>
