@@ -44,11 +44,18 @@ struct SideStreamScope::Impl {
   cuda::CUDAStreamGuard guard;
 };
 
-SideStreamScope::SideStreamScope(Device device) {
+int64_t reserve_side_stream(Device device) {
+  const Device resolved = resolve_cuda_device(device, "graphs");
+  return cuda::getStreamFromPool(false, resolved.index()).id();
+}
+
+SideStreamScope::SideStreamScope(Device device, int64_t stream_id) {
   if (!device.is_cuda()) return;
   const Device resolved = resolve_cuda_device(device, "graphs");
   cuda::synchronize(resolved.index());
-  impl_ = std::make_unique<Impl>(resolved.index(), cuda::getStreamFromPool(false, resolved.index()));
+  const cuda::CUDAStream stream = stream_id >= 0 ? cuda::CUDAStream(Stream(resolved, stream_id))
+                                                 : cuda::getStreamFromPool(false, resolved.index());
+  impl_ = std::make_unique<Impl>(resolved.index(), stream);
 }
 
 SideStreamScope::~SideStreamScope() {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "alloc/caching_allocator.h"
@@ -24,12 +25,17 @@ alloc::CachingAllocator& cuda_pool_allocator();
 // has no CUDA or the machine no such device.
 Device resolve_cuda_device(Device device, const char* op);
 
+// The id of a stream taken from `device`'s pool, for an owner that captures all its graphs on
+// one stream (a graph tree: the caching allocator reuses a pool's free blocks per stream).
+int64_t reserve_side_stream(Device device);
+
 // torch.cuda.graph's side stream: for a CUDA device, waits for the device, then makes a pool
-// stream current until the scope ends, when it waits for the device again; nothing on the CPU.
-// Warm-up and capture run inside it, so that the capture never meets the default stream.
+// stream (`stream_id` from reserve_side_stream, or -1: the next one) current until the scope
+// ends, when it waits for the device again; nothing on the CPU. Warm-up and capture run inside
+// it, so that the capture never meets the default stream.
 class SideStreamScope {
  public:
-  explicit SideStreamScope(Device device);
+  explicit SideStreamScope(Device device, int64_t stream_id = -1);
   ~SideStreamScope();
   SideStreamScope(const SideStreamScope&) = delete;
   SideStreamScope& operator=(const SideStreamScope&) = delete;

@@ -23,7 +23,9 @@ Device resolve_cuda_device(Device device, const char* op) { no_cuda(op, device);
 
 struct SideStreamScope::Impl {};
 
-SideStreamScope::SideStreamScope(Device device) {
+int64_t reserve_side_stream(Device device) { no_cuda("graphs", device); }
+
+SideStreamScope::SideStreamScope(Device device, int64_t /*stream_id*/) {
   if (device.is_cuda()) no_cuda("graphs", device);
 }
 SideStreamScope::~SideStreamScope() = default;

@@ -15,7 +15,6 @@
 #include "dispatch/local_dispatch_key_set.h"
 #include "graphs/graph.h"
 #include "graphs/graphed_callable.h"
-#include "graphs/tree.h"
 #include "jit/tracer.h"
 #include "test_helpers.h"
 
@@ -290,10 +289,4 @@ TEST_CASE("make_graphed_callables on CUDA: forward and backward replay CUDA grap
   }
   CHECK(contains(thrown<tg::Error>([&] { tg::graphs::make_graphed_callables(net, {gpu_randn({4, 16}), tg::randn({16, 32})}); }),
                  "sample input 1 is on cpu but sample input 0 on cuda:0"));
-}
-
-TEST_CASE("CUDA Graph: graph trees refuse CUDA inputs with a clear error") {
-  tg::Tensor x = gpu_randn({4, 4});
-  auto fn = [](const std::vector<tg::Tensor>& in) { return std::vector<tg::Tensor>{in[0] * 2.0}; };
-  CHECK(contains(thrown<tg::Error>([&] { tg::graphs::tree(fn)({x}); }), "graph trees record CPU work only"));
 }
