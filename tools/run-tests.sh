@@ -68,9 +68,11 @@ leg_sanitized() {
 
 # The CUDA backend compiled against the host emulation of CUDA (docs/cuda.md, "The emulated
 # leg in CI"). By default it builds and runs only what the normal leg cannot: the cuda suite,
-# the autograd stream contract (unit_autograd) and the conformance suite's cpu_cuda checks
+# the CUDA backend of tg::graphs over emulated stream capture (graphs_cuda), the autograd
+# stream contract (unit_autograd) and the conformance suite's cpu_cuda checks
 # (every other conformance check runs CPU code the normal leg already ran). With
-# TG_EMULATED_FULL=1 it builds everything and runs the whole unit, conformance and cuda suites.
+# TG_EMULATED_FULL=1 it builds everything and runs the whole unit, conformance, cuda and graphs
+# suites.
 # The CPU objects are the normal build's: with ccache (hash_dir = false) they are cache hits.
 leg_emulated() {
   local build=${TG_EMULATED_BUILD_DIR:-build-emu}
@@ -81,14 +83,14 @@ leg_emulated() {
   if [ "${TG_EMULATED_FULL:-0}" = 1 ]; then
     ninja -C "$build" || return 1
     meson test -C "$build" --no-rebuild --print-errorlogs --suite unit --suite conformance --suite cuda \
-      --logbase testlog-emulated-full
+      --suite graphs --logbase testlog-emulated-full
     logs+=("$build/meson-logs/testlog-emulated-full.json")
     return 0
   fi
   ninja -C "$build" tests/cuda/cuda_tests tests/cuda/cuda_without_gpu tests/cuda/emulation/cuda_emulation_tests \
-    tests/unit/unit_autograd tests/conformance/conformance || return 1
+    tests/graphs/test_graphs_cuda tests/unit/unit_autograd tests/conformance/conformance || return 1
   meson test -C "$build" --no-rebuild --print-errorlogs cuda_tests cuda_without_gpu cuda_emulation_tests \
-    unit_autograd --logbase testlog-emulated
+    graphs_cuda unit_autograd --logbase testlog-emulated
   logs+=("$build/meson-logs/testlog-emulated.json")
   meson test -C "$build" --no-rebuild --print-errorlogs conformance --test-args="--test-case=*cpu_cuda" \
     --logbase testlog-emulated-cpu-cuda

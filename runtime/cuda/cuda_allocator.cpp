@@ -31,10 +31,18 @@ DeviceIndex stats_device(DeviceIndex device, const char* op) { return resolve_de
 
 CudaMemoryBackend::CudaMemoryBackend() : device_count_(device_count_or_zero()) {}
 
+// Note [Allocating during stream capture]
+// A capture in CUDA's default (global) mode forbids cudaMalloc: it is not stream-ordered, so a
+// graph could not replay it. A private pool grows during capture all the same: the segment
+// outlives every replay (the pool keeps it until its last user is gone), so nothing needs
+// replaying. As PyTorch's allocator does, cudaMalloc runs in relaxed mode for this one call.
 void* CudaMemoryBackend::raw_malloc(int device, size_t nbytes) {
   const CUDAGuard guard(static_cast<DeviceIndex>(device));
   void* ptr = nullptr;
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  TG_CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
   const cudaError_t status = cudaMalloc(&ptr, nbytes);
+  TG_CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
   if (status == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
     return nullptr;

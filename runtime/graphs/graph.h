@@ -2,6 +2,8 @@
 // capture_begin(pool) and capture_end() the operators this thread runs execute normally and
 // are recorded with the addresses they use; every CPU tensor made meanwhile comes from the
 // private pool. replay() runs the recorded kernels again on the same memory, without dispatch.
+// A Graph made for a CUDA device captures that device's current stream into a CUDA graph
+// instead (cuda_graph_backend.h): its kernels are recorded, not run, and replay launches them.
 // Invariants: replay requires a finished capture; the pool outlives the graph's recording.
 // Threading: capture on one thread; replay from any thread, one replay at a time.
 #pragma once
@@ -16,11 +18,13 @@ namespace tg::graphs {
 
 namespace detail {
 class CaptureScope;
-}
+class CudaGraphBackend;
+}  // namespace detail
 
 class Graph {
  public:
-  Graph();
+  // A graph of CPU work, or of `device`'s work for a CUDA device (-1: the current one).
+  explicit Graph(Device device = Device(DeviceType::CPU));
   ~Graph();
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
@@ -35,11 +39,17 @@ class Graph {
   void replay() const;
 
   const MemPool& pool() const;
+  Device device() const { return device_; }
   bool captured() const { return captured_; }
-  size_t num_nodes() const { return recording_.num_calls(); }
+  // Recorded calls (CPU) or CUDA graph nodes (kernels, copies, GEMMs).
+  size_t num_nodes() const;
   size_t num_fallback_nodes() const { return recording_.num_fallback_calls(); }
 
  private:
+  bool capturing() const;
+
+  Device device_;
+  std::unique_ptr<detail::CudaGraphBackend> cuda_;  // set for a CUDA device
   Recording recording_;
   std::optional<MemPool> pool_;
   std::unique_ptr<detail::CaptureScope> scope_;

@@ -8,6 +8,7 @@
 #include "autograd/node.h"
 #include "autograd/variable_type_utils.h"
 #include "core/error.h"
+#include "graphs/cuda_graph_backend.h"
 #include "graphs/graph.h"
 
 namespace tg::graphs {
@@ -15,6 +16,7 @@ namespace tg::graphs {
 namespace {
 
 struct GraphedState {
+  explicit GraphedState(Device device) : forward(device), backward(device) {}
   std::vector<Tensor> static_inputs;
   std::vector<size_t> differentiable_inputs;  // indices of inputs that require grad
   std::vector<Tensor> static_outputs;
@@ -70,11 +72,18 @@ std::vector<Tensor> input_grads(GraphedState& s, const std::vector<Tensor>& outp
 TreeFunction make_graphed_callables(TreeFunction fn, const std::vector<Tensor>& sample_inputs, int warmup_runs) {
   TG_CHECK(fn != nullptr, "[make_graphed_callables] the function is empty");
   TG_CHECK_VALUE(warmup_runs >= 1, "[make_graphed_callables] warmup_runs must be at least 1, got ", warmup_runs);
-  auto s = std::make_shared<GraphedState>();
+  for (size_t i = 0; i < sample_inputs.size(); ++i) {
+    TG_CHECK(sample_inputs[i].defined(), "[make_graphed_callables] sample input ", i, " is an undefined tensor");
+    TG_CHECK(sample_inputs[i].device() == sample_inputs[0].device(), "[make_graphed_callables] sample input ", i,
+             " is on ", sample_inputs[i].device(), " but sample input 0 on ", sample_inputs[0].device(),
+             ": the graphs of one callable record work on one device");
+  }
+  // CPU graphs, or CUDA graphs captured on a side stream (see Note [CUDA graph capture]).
+  const Device device = sample_inputs.empty() ? Device(DeviceType::CPU) : sample_inputs[0].device();
+  auto s = std::make_shared<GraphedState>(device);
+  const detail::SideStreamScope side_stream(device);
   for (size_t i = 0; i < sample_inputs.size(); ++i) {
     const Tensor& sample = sample_inputs[i];
-    TG_CHECK(sample.defined() && sample.device().is_cpu(), "[make_graphed_callables] sample input ", i,
-             " must be a defined CPU tensor");
     Tensor input = sample.detach().clone();
     if (sample.requires_grad()) {
       input.requires_grad_();

@@ -5,6 +5,7 @@
 
 #include "core/allocator_override.h"
 #include "core/error.h"
+#include "graphs/cuda_graph_backend.h"
 #include "graphs/host_memory_backend.h"
 #include "graphs/interceptor.h"
 
@@ -29,11 +30,27 @@ alloc::CachingAllocator& cpu_graph_allocator() {
 
 bool is_pool_memory(const DataPtr& ptr) { return ptr.deleter() == &free_pool_memory; }
 
-MemPool::MemPool() : state_(std::make_shared<State>()) { state_->id = cpu_graph_allocator().create_pool(0); }
+MemPool::MemPool() : MemPool(Device(DeviceType::CPU)) {}
 
-MemPool::State::~State() { cpu_graph_allocator().release_pool(0, id); }
+MemPool::MemPool(Device device) {
+  TG_CHECK(device.is_cpu() || device.is_cuda(), "[graphs::MemPool] pools live on the CPU or a CUDA device, got ",
+           device);
+  alloc::CachingAllocator* allocator = &cpu_graph_allocator();
+  if (device.is_cuda()) {
+    device = detail::resolve_cuda_device(device, "graphs::MemPool");
+    allocator = &detail::cuda_pool_allocator();
+  } else {
+    device = Device(DeviceType::CPU);
+  }
+  const int index = device.is_cuda() ? device.index() : 0;
+  state_ = std::shared_ptr<State>(new State{allocator->create_pool(index), device, allocator});
+}
 
-size_t MemPool::reserved_bytes() const { return cpu_graph_allocator().pool_reserved_bytes(0, id()); }
+MemPool::State::~State() { allocator->release_pool(device.is_cuda() ? device.index() : 0, id); }
+
+size_t MemPool::reserved_bytes() const {
+  return state_->allocator->pool_reserved_bytes(device().is_cuda() ? device().index() : 0, id());
+}
 
 namespace {
 
@@ -67,6 +84,7 @@ Allocator* pool_allocator(alloc::StreamId stream) {
 
 MemPool::AllocateScope::AllocateScope(const MemPool& pool)
     : id_(pool.id()) {
+  TG_INTERNAL_ASSERT(pool.device().is_cpu());
   cpu_graph_allocator().begin_allocate_to_pool(0, id_, id_.id);
   previous_ = set_thread_allocator_override(DeviceType::CPU, pool_allocator(id_.id));
 }

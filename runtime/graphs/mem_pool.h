@@ -1,8 +1,9 @@
-// MemPool: a shared handle to one private pool of the CPU graph allocator (PyTorch's
-// graph_pool_handle()). Recordings captured into the same MemPool share its memory; the pool
-// is released (its memory goes back to the host as it becomes free) when the last handle and
-// the last recording using it are gone. Invariant: while a MemPool exists, its id names a
-// live private pool of cpu_graph_allocator() with use_count >= 1.
+// MemPool: a shared handle to one private pool (PyTorch's graph_pool_handle()), of the CPU
+// graph allocator or, for a CUDA device, of the CUDA caching allocator. Recordings captured
+// into the same MemPool share its memory; the pool is released (its memory goes back to the
+// host or device as it becomes free) when the last handle and the last recording using it are
+// gone. Invariant: while a MemPool exists, its id names a live private pool of its device's
+// allocator (cpu_graph_allocator() for the CPU) with use_count >= 1.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +11,7 @@
 
 #include "alloc/caching_allocator.h"
 #include "core/allocator.h"
+#include "core/device.h"
 
 namespace tg::graphs {
 
@@ -22,16 +24,19 @@ bool is_pool_memory(const DataPtr& ptr);
 
 class MemPool {
  public:
-  // A new private pool.
+  // A new private pool for CPU recordings.
   MemPool();
+  // A new private pool on `device` (the CPU, or a CUDA device: -1 is the current one).
+  explicit MemPool(Device device);
 
   alloc::MempoolId id() const { return state_->id; }
+  Device device() const { return state_->device; }
   // Bytes of segments the pool holds now.
   size_t reserved_bytes() const;
   bool operator==(const MemPool& other) const { return state_ == other.state_; }
 
   // Makes every CPU allocation of this thread come from the pool (a tg::Allocator override)
-  // until the scope ends. Pools are routed per capture stream; on the CPU, the stream of a
+  // until the scope ends. CPU pools only (a CUDA capture routes its stream instead). Pools are routed per capture stream; on the CPU, the stream of a
   // pool is its id, so consecutive captures into one pool reuse each other's free blocks.
   class AllocateScope {
    public:
@@ -48,6 +53,8 @@ class MemPool {
  private:
   struct State {
     alloc::MempoolId id;
+    Device device;
+    alloc::CachingAllocator* allocator;
     ~State();
   };
   std::shared_ptr<State> state_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <new>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -14,6 +15,8 @@
 #include "core/intrusive_ptr.h"
 #include "core/tensor_impl.h"
 #include "dispatch/local_dispatch_key_set.h"
+#include "graphs/cuda_graph_backend.h"
+#include "graphs/graph.h"
 #include "graphs/interceptor.h"
 #include "graphs/recording.h"
 
@@ -48,15 +51,47 @@ namespace tg::graphs {
 // on a marked storage throws, naming the recording that overwrote it. Views and .detach()
 // share the storage, so they are caught too (pytorch#104435 was a .detach() that escaped a
 // check made per tensor object). Reads that reach no operator (raw data_ptr()) are not checked.
+//
+// Note [Graph trees on CUDA]
+// A tree takes its device from its first call; its pool is then a private pool of that
+// device's caching allocator (CPU: the graph allocator; CUDA: the CUDA caching allocator), and
+// every later call must bring inputs on that device. On CUDA each node is a CUDA Graph
+// (cuda_graph_backend.h) instead of a CPU Recording, and as cudagraph_trees does:
+// - all recordings run on one side stream of the tree (the allocator keeps a pool's free
+//   blocks per stream, so a branch reuses its siblings' memory only on the same stream),
+//   after a device synchronisation: warm-up, pool restore, then the capture;
+// - input slots are allocated from the pool inside the capture (allocating launches nothing)
+//   and filled outside it: a capture records kernels without running them, so after
+//   capture_end the node is run once, like a replay, to produce the call's outputs;
+// - replays copy inputs into the slots and launch the graph on the caller's current stream,
+//   ordered with the caller's work, as make_graphed_callables does.
+// Checkpoints, restores, disowned outputs and liveness marks are the CPU tree's, on the CUDA
+// allocator's blocks.
 
 namespace {
 
-void disown(const Tensor& t) {
-  if (!t.defined() || !t.storage()) return;
+// Whether t's memory starts an allocated block of `state` (its pool's memory).
+bool in_pool(const Tensor& t, const alloc::PoolState& state) {
+  const auto address = reinterpret_cast<uintptr_t>(t.storage()->data());
+  for (const alloc::CheckpointSegment& segment : state.segments) {
+    if (address < segment.address || address >= segment.address + segment.size) continue;
+    for (const alloc::CheckpointBlock& block : segment.blocks) {
+      if (block.allocated && block.address == address) return true;
+    }
+  }
+  return false;
+}
+
+void disown(const Tensor& t, const alloc::PoolState& state) {
+  if (!t.defined() || !t.storage() || t.storage()->data() == nullptr) return;
   const DataPtr& owned = t.storage()->data_ptr();
-  if (!is_pool_memory(owned)) return;
+  if (owned.deleter() == nullptr || !in_pool(t, state)) return;
   // See Note [Disowned pool memory]. The storage object is not const; only the accessor is.
-  const_cast<DataPtr&>(owned) = DataPtr(owned.get(), nullptr, nullptr, owned.device());
+  // Assigning a new DataPtr would run the old one's deleter (freeing the block the checkpoint
+  // keeps): swap instead, into a holder that is never destroyed, so the deleter never runs.
+  alignas(DataPtr) unsigned char holder_bytes[sizeof(DataPtr)];
+  auto* holder = new (holder_bytes) DataPtr(owned.get(), nullptr, nullptr, owned.device());
+  const_cast<DataPtr&>(owned).swap(*holder);
 }
 
 struct InputSignature {
@@ -88,7 +123,8 @@ struct Tree::Impl {
     Key key;
     Node* parent = nullptr;
     std::map<Key, std::unique_ptr<Node>> children;
-    Recording recording;
+    Recording recording;                 // CPU trees
+    std::unique_ptr<Graph> cuda_graph;   // CUDA trees
     std::vector<Tensor> slots;    // per input: its slot, or undefined when read in place
     std::vector<Tensor> outputs;  // the captured outputs (disowned pool memory)
     alloc::PoolState state_after;
@@ -100,7 +136,9 @@ struct Tree::Impl {
   explicit Impl(TreeOptions o) : options(std::move(o)) {}
 
   TreeOptions options;
-  MemPool pool;
+  MemPool pool;                         // a CPU pool until the first call names a CUDA device
+  std::optional<Device> device;         // fixed by the first call; see Note [Graph trees on CUDA]
+  int64_t cuda_stream = -1;             // the side stream of a CUDA tree's recordings
   detail::InterceptorActivation activation;  // liveness checks on this thread
   std::vector<Function> functions;
   std::map<Key, std::unique_ptr<Node>> roots;
@@ -163,14 +201,40 @@ struct Tree::Impl {
     });
   }
 
+  bool on_cuda() const { return pool.device().is_cuda(); }
+  alloc::CachingAllocator& allocator() const { return on_cuda() ? detail::cuda_pool_allocator() : cpu_graph_allocator(); }
+  int allocator_device() const { return on_cuda() ? pool.device().index() : 0; }
+
+  // Fixes the tree's device at its first call; later calls must keep to it.
+  void check_device(size_t id, const std::vector<Tensor>& inputs) {
+    if (inputs.empty()) return;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      TG_CHECK(inputs[i].defined(), "[graphs::Tree] input ", i, " of ", functions[id].name, " is an undefined tensor");
+      TG_CHECK(inputs[i].device() == inputs[0].device(), "[graphs::Tree] input ", i, " of ", functions[id].name,
+               " is on ", inputs[i].device(), " but input 0 on ", inputs[0].device(),
+               ": the recordings of a graph tree run on one device; move the inputs to one device");
+    }
+    Device given = inputs[0].device();
+    TG_CHECK(given.is_cpu() || given.is_cuda(), "[graphs::Tree] graph trees record CPU or CUDA work, got inputs on ",
+             given);
+    if (!device) {
+      if (given.is_cuda()) {
+        pool = MemPool(given);  // resolves the index and checks the device exists
+        cuda_stream = detail::reserve_side_stream(pool.device());
+      }
+      device = pool.device();
+    }
+    if (given.is_cuda() && !given.has_index()) given = detail::resolve_cuda_device(given, "graphs::Tree");
+    TG_CHECK(given == *device, "[graphs::Tree] ", functions[id].name, " was given inputs on ", given,
+             " but this graph tree records work on ", *device,
+             " (the device of its first call): make one tree per device");
+  }
+
   Key key_of(size_t id, const std::vector<Tensor>& inputs, std::vector<bool>& in_place) const {
     Key key{id, {}};
     in_place.assign(inputs.size(), false);
     for (size_t i = 0; i < inputs.size(); ++i) {
       const Tensor& t = inputs[i];
-      TG_CHECK(t.defined(), "[graphs::Tree] input ", i, " of ", functions[id].name, " is an undefined tensor");
-      TG_CHECK(t.device().is_cpu(), "[graphs::Tree] input ", i, " is on ", t.device(),
-               "; graph trees on this build record CPU work");
       in_place[i] = functions[id].static_inputs.contains(i) || issued_by.contains(t.storage().get());
       key.inputs.push_back({t.scalar_type(), t.sizes().vec(), t.strides().vec(),
                             in_place[i] ? t.data_ptr() : nullptr});
@@ -179,7 +243,7 @@ struct Tree::Impl {
   }
 
   alloc::PoolState empty_state() {
-    alloc::PoolState state = cpu_graph_allocator().checkpoint_pool(0, pool.id());
+    alloc::PoolState state = allocator().checkpoint_pool(allocator_device(), pool.id());
     for (alloc::CheckpointSegment& segment : state.segments) segment.blocks = {{segment.address, segment.size, 0, false}};
     return state;
   }
@@ -204,52 +268,90 @@ struct Tree::Impl {
     return result;
   }
 
-  std::vector<Tensor> replay(Node& node, const std::vector<Tensor>& inputs) {
-    invalidate_off_path(node.parent, &node, "a replay of " + describe(node));
+  // Fills the input slots and runs the node's recording.
+  void run(Node& node, const std::vector<Tensor>& inputs) {
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (node.slots[i].defined()) node.slots[i].copy_(inputs[i]);
     }
-    node.recording.replay();
+    if (node.cuda_graph) {
+      node.cuda_graph->replay();
+    } else {
+      node.recording.replay();
+    }
+  }
+
+  std::vector<Tensor> replay(Node& node, const std::vector<Tensor>& inputs) {
+    invalidate_off_path(node.parent, &node, "a replay of " + describe(node));
+    run(node, inputs);
     ++stats.replays;
     return issue(node);
   }
 
+  // Captures the node's CUDA graph; see Note [Graph trees on CUDA].
+  std::vector<Tensor> capture_cuda(Node& node, const TreeFunction& fn, const std::vector<Tensor>& inputs,
+                                   const std::vector<bool>& in_place) {
+    node.cuda_graph = std::make_unique<Graph>(pool.device());
+    node.cuda_graph->capture_begin(pool);
+    std::vector<Tensor> args = inputs;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      // A slot, from the pool, filled before each run of the graph (outside it).
+      node.slots.push_back(in_place[i] ? Tensor() : tg::empty_like(inputs[i]));
+      if (!in_place[i]) args[i] = node.slots.back();
+    }
+    std::vector<Tensor> outputs;
+    for (Tensor& out : fn(args)) outputs.push_back(out.defined() ? out.detach() : out);
+    node.cuda_graph->capture_end();
+    return outputs;
+  }
+
+  // Records the node's CPU calls, with its input slots filled outside the recording.
+  std::vector<Tensor> capture_cpu(Node& node, const TreeFunction& fn, const std::vector<Tensor>& inputs,
+                                  const std::vector<bool>& in_place) {
+    detail::CaptureScope capture(node.recording, pool);
+    std::vector<Tensor> args = inputs;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (in_place[i]) {
+        node.slots.emplace_back();
+        continue;
+      }
+      Tensor slot;
+      {
+        // The slot is filled before each replay, outside the recording.
+        ExcludeDispatchKeyGuard no_recording(DispatchKey::Tracer);
+        slot = tg::empty_like(inputs[i]);
+        slot.copy_(inputs[i]);
+      }
+      detail::note_produced(slot);
+      node.slots.push_back(slot);
+      args[i] = slot;
+    }
+    std::vector<Tensor> outputs;
+    for (Tensor& out : fn(args)) outputs.push_back(out.defined() ? out.detach() : out);
+    return outputs;
+  }
+
   std::vector<Tensor> record(size_t id, Key key, const std::vector<Tensor>& inputs, const std::vector<bool>& in_place) {
     Function& f = functions[id];
-    f.fn(inputs);  // warm-up: lazy initialisation must not land in the recording
     auto node = std::make_unique<Node>();
     node->key = key;
     node->parent = current;
     node->serial = next_serial++;
-    invalidate_off_path(current, nullptr, describe(*node) + " (being recorded)");
-    // Everything off the new node's path is free again. See Note [Graph trees].
-    cpu_graph_allocator().restore_pool(current != nullptr ? current->state_after : empty_state());
     std::vector<Tensor> outputs;
     {
-      detail::CaptureScope capture(node->recording, pool);
-      std::vector<Tensor> args = inputs;
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        if (in_place[i]) {
-          node->slots.emplace_back();
-          continue;
-        }
-        Tensor slot;
-        {
-          // The slot is filled before each replay, outside the recording.
-          ExcludeDispatchKeyGuard no_recording(DispatchKey::Tracer);
-          slot = tg::empty_like(inputs[i]);
-          slot.copy_(inputs[i]);
-        }
-        detail::note_produced(slot);
-        node->slots.push_back(slot);
-        args[i] = slot;
-      }
-      for (Tensor& out : f.fn(args)) outputs.push_back(out.defined() ? out.detach() : out);
+      // CUDA: on the tree's side stream, between device synchronisations (nothing on the CPU).
+      const detail::SideStreamScope side_stream(pool.device(), cuda_stream);
+      f.fn(inputs);  // warm-up: lazy initialisation must not land in the recording
+      invalidate_off_path(current, nullptr, describe(*node) + " (being recorded)");
+      // Everything off the new node's path is free again. See Note [Graph trees].
+      allocator().restore_pool(current != nullptr ? current->state_after : empty_state());
+      outputs = on_cuda() ? capture_cuda(*node, f.fn, inputs, in_place) : capture_cpu(*node, f.fn, inputs, in_place);
     }
-    for (const Tensor& out : outputs) disown(out);
-    for (const Tensor& slot : node->slots) disown(slot);
+    node->state_after = allocator().checkpoint_pool(allocator_device(), pool.id());
+    for (const Tensor& out : outputs) disown(out, node->state_after);
+    for (const Tensor& slot : node->slots) disown(slot, node->state_after);
     node->outputs = std::move(outputs);
-    node->state_after = cpu_graph_allocator().checkpoint_pool(0, pool.id());
+    // A CUDA capture ran nothing: run the graph once for this call's outputs.
+    if (node->cuda_graph) run(*node, inputs);
     ++f.recordings;
     ++stats.recordings;
     auto& siblings = current != nullptr ? current->children : roots;
@@ -300,7 +402,10 @@ Tree::~Tree() {
   impl_->current = nullptr;
   impl_->roots.clear();
   // Free every block, so that the pool's segments go back when the pool is released.
-  cpu_graph_allocator().restore_pool(impl_->empty_state());
+  try {
+    impl_->allocator().restore_pool(impl_->empty_state());
+  } catch (const Error&) {  // a destructor must not throw; the pool's memory stays reserved
+  }
 }
 
 size_t Tree::add_function(TreeFunction fn, std::vector<size_t> static_inputs, std::string name) {
@@ -317,6 +422,7 @@ std::vector<Tensor> Tree::call(size_t id, const std::vector<Tensor>& inputs) {
                  t.functions.size());
   TG_CHECK(!detail::is_capturing(), "[graphs::Tree::call] cannot run a graph tree inside a capture");
   for (const Tensor& input : inputs) detail::check_not_overwritten(input, "graphs::Tree::call");
+  t.check_device(id, inputs);
   // A new generation: see Note [Graph trees].
   if (t.current != nullptr) {
     const Impl::Node* first = t.current;

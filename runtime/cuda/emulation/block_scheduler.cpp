@@ -19,6 +19,7 @@
 #include "cuda/emulation/launch.h"
 #include "cuda/emulation/device_state.h"
 #include "cuda/emulation/race_detector.h"
+#include "cuda/emulation/stream_capture.h"
 
 // Note [Emulated blocks]
 // A block's threads are fibers run by a scheduler on the launching host thread. A thread runs
@@ -208,22 +209,27 @@ bool config_fits(const LaunchConfig& c, std::string* why) {
 
 }  // namespace
 
-void run_grid(const LaunchConfig& config, void (*thread_body)(void*), void* context) {
+bool check_grid(const LaunchConfig& config) {
   if (current_block != nullptr) {
     set_launch_error(cudaErrorLaunchFailure, "a kernel launched another kernel (not emulated)");
-    return;
+    return false;
   }
   std::string why;
   if (!config_fits(config, &why)) {
     set_launch_error(cudaErrorInvalidConfiguration,
                      ("invalid configuration argument: kernel " + kernel_name(config.kernel) + ": " + why).c_str());
-    return;
+    return false;
   }
   if (!check_launch_stream(config.stream, &why)) {
     set_launch_error(cudaErrorInvalidResourceHandle,
                      ("invalid resource handle: kernel " + kernel_name(config.kernel) + ": " + why).c_str());
-    return;
+    return false;
   }
+  return true;
+}
+
+void run_grid(const LaunchConfig& config, void (*thread_body)(void*), void* context) {
+  if (!check_grid(config)) return;
   count_launch(config.stream);
   const dim3 b = config.block, g = config.grid;
   const int n = static_cast<int>(b.x * b.y * b.z);

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "cuda/emulation/half_types.h"
+#include "cuda/emulation/stream_capture.h"
 
 #if defined(TG_HAVE_BLAS)
 #include <cblas.h>
@@ -124,6 +125,7 @@ const char* cublasGetStatusName(cublasStatus_t status) {
     case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
     case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
     case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
   }
   return "CUBLAS_STATUS_UNKNOWN";
 }
@@ -135,6 +137,7 @@ const char* cublasGetStatusString(cublasStatus_t status) {
     case CUBLAS_STATUS_ALLOC_FAILED: return "the resource allocation failed";
     case CUBLAS_STATUS_INVALID_VALUE: return "an invalid numeric value was used as an argument";
     case CUBLAS_STATUS_NOT_SUPPORTED: return "the functionality requested is not supported";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "the GPU program failed to execute";
   }
   return "unknown error";
 }
@@ -157,6 +160,9 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
   }
   const bool is_double = a_type == CUDA_R_64F;
   if (is_double != (compute_type == CUBLAS_COMPUTE_64F)) return CUBLAS_STATUS_NOT_SUPPORTED;
+  if (a_type != CUDA_R_32F && a_type != CUDA_R_64F && a_type != CUDA_R_16F && a_type != CUDA_R_16BF) {
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
   const double al = is_double ? *static_cast<const double*>(alpha) : *static_cast<const float*>(alpha);
   const double be = is_double ? *static_cast<const double*>(beta) : *static_cast<const float*>(beta);
   // Every matrix must be device memory of the handle's device.
@@ -175,6 +181,9 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
       return CUBLAS_STATUS_INVALID_VALUE;
     }
   }
+  // On a capturing stream the GEMM is recorded, its host scalars by value, as cuBLAS captures
+  // them (Note [Emulated stream capture]).
+  auto gemm = [=](cudaStream_t) -> cudaError_t {
   ++tg::cuda::emu::gemm_calls;
   for (int batch = 0; batch < batch_count; ++batch) {
     const char* ab = static_cast<const char*>(a) + batch * stride_a * static_cast<long long>(element);
@@ -207,8 +216,16 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
         tg::cuda::emu::reference_gemm<__nv_bfloat16>(ta, tb, m, n, k, al, ab, lda, bb, ldb, be, cb, ldc, true);
         break;
       default:
-        return CUBLAS_STATUS_NOT_SUPPORTED;
+        break;  // not reached: the types were checked above
     }
   }
+  return cudaSuccess;
+  };
+  switch (tg::cuda::emu::capture_work(handle->stream, gemm)) {
+    case tg::cuda::emu::Enqueue::kCaptured: return CUBLAS_STATUS_SUCCESS;
+    case tg::cuda::emu::Enqueue::kFailed: return CUBLAS_STATUS_EXECUTION_FAILED;
+    case tg::cuda::emu::Enqueue::kRun: break;
+  }
+  (void)gemm(handle->stream);
   return CUBLAS_STATUS_SUCCESS;
 }

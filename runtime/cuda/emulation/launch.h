@@ -5,10 +5,14 @@
 // once per thread, as each thread of a real launch gets them by value; the launch runs to
 // completion before it returns (streams run in order: see runtime_api.h), and a kernel
 // failure (a barrier not all threads reach, an exception) is the launch's error, read by
-// cudaGetLastError. Threading: any host thread may launch; its blocks run on it.
+// cudaGetLastError. On a capturing stream the launch is recorded with a copy of its
+// arguments instead (Note [Emulated stream capture] in stream_capture.cpp).
+// Threading: any host thread may launch; its blocks run on it.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <memory>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -28,6 +32,11 @@ struct LaunchConfig {
 // Runs thread_body(context) once for every thread of the grid (block_scheduler.cpp).
 void run_grid(const LaunchConfig& config, void (*thread_body)(void*), void* context);
 
+// Number of stream captures underway in the process (stream_capture.cpp): launches look at
+// the capture table only when it is not zero.
+extern std::atomic<int> captures_underway;
+bool capture_grid(const LaunchConfig& config, void (*thread_body)(void*), std::shared_ptr<void> context);
+
 template <typename... Params, typename... Args>
 void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream,
             Args&&... args) {
@@ -37,12 +46,16 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_byte
     std::tuple<std::decay_t<Params>...> params;
   };
   Launch launch{kernel, std::tuple<std::decay_t<Params>...>(std::forward<Args>(args)...)};
-  run_grid(LaunchConfig{grid, block, shared_bytes, stream, reinterpret_cast<const void*>(kernel)},
-           [](void* context) {
-             const auto* l = static_cast<const Launch*>(context);
-             std::apply(l->kernel, l->params);  // copies: each thread gets its own arguments
-           },
-           &launch);
+  void (*body)(void*) = [](void* context) {
+    const auto* l = static_cast<const Launch*>(context);
+    std::apply(l->kernel, l->params);  // copies: each thread gets its own arguments
+  };
+  const LaunchConfig config{grid, block, shared_bytes, stream, reinterpret_cast<const void*>(kernel)};
+  if (captures_underway.load(std::memory_order_acquire) != 0 &&
+      capture_grid(config, body, std::make_shared<Launch>(launch))) {
+    return;
+  }
+  run_grid(config, body, &launch);
 }
 
 }  // namespace tg::cuda::emu

@@ -16,6 +16,7 @@
 #include "cuda/emulation/device_state.h"
 #include "cuda/emulation/observe.h"
 #include "cuda/emulation/runtime_api.h"
+#include "cuda/emulation/stream_capture.h"
 
 // Note [Emulated streams]
 // Every kernel, copy and memset runs to completion inside the call that enqueues it, on the
@@ -24,7 +25,8 @@
 // it checks instead is that the calls are well-formed: handles alive and of the right
 // device, a launch on a stream of the current device, copies whose pointers are on the side
 // their direction says, events recorded before they are timed. Queries always answer
-// "done" (cudaSuccess), as a GPU that has caught up would.
+// "done" (cudaSuccess), as a GPU that has caught up would. A capturing stream records its work
+// instead of running it (Note [Emulated stream capture] in stream_capture.cpp).
 
 namespace tg::cuda::emu {
 
@@ -148,6 +150,12 @@ bool is_device_pointer(const void* ptr, int device) {
 
 void set_launch_error(cudaError_t error, const char* detail) { fail(error, detail); }
 
+bool is_live_stream(cudaStream_t stream) {
+  Runtime& r = runtime();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return valid_stream(r, stream);
+}
+
 bool check_launch_stream(cudaStream_t stream, std::string* why) {
   Runtime& r = runtime();
   std::lock_guard<std::mutex> lock(r.mutex);
@@ -197,6 +205,13 @@ const char* cudaGetErrorName(cudaError_t error) {
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
     case cudaErrorNotReady: return "cudaErrorNotReady";
     case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+    case cudaErrorIllegalState: return "cudaErrorIllegalState";
+    case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
+    case cudaErrorStreamCaptureInvalidated: return "cudaErrorStreamCaptureInvalidated";
+    case cudaErrorStreamCaptureUnmatched: return "cudaErrorStreamCaptureUnmatched";
+    case cudaErrorStreamCaptureImplicit: return "cudaErrorStreamCaptureImplicit";
+    case cudaErrorCapturedEvent: return "cudaErrorCapturedEvent";
+    case cudaErrorStreamCaptureWrongThread: return "cudaErrorStreamCaptureWrongThread";
   }
   return "cudaErrorUnknown";
 }
@@ -215,6 +230,11 @@ const char* cudaGetErrorString(cudaError_t error) {
     case cudaErrorInvalidResourceHandle: return "invalid resource handle";
     case cudaErrorNotReady: return "device not ready";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorIllegalState: return "operation not permitted in the current state";
+    case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
+    case cudaErrorStreamCaptureInvalidated: return "operation failed due to a previous error during capture";
+    case cudaErrorStreamCaptureUnmatched: return "the capture was not initiated in this stream";
+    case cudaErrorStreamCaptureWrongThread: return "attempt to terminate a thread-local capture sequence from another thread";
     default: return "unknown error";
   }
 }
@@ -258,6 +278,10 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
 }
 
 cudaError_t cudaDeviceSynchronize() {
+  if (const cudaError_t e = tg::cuda::emu::check_device_not_capturing(tg::cuda::emu::current_device,
+                                                                        "cudaDeviceSynchronize")) {
+    return e;
+  }
   ++tg::cuda::emu::host_waits;
   return cudaSuccess;
 }
@@ -269,6 +293,7 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
 }
 
 cudaError_t cudaMalloc(void** ptr, size_t size) {
+  if (const cudaError_t e = tg::cuda::emu::check_capture_safe("cudaMalloc")) return e;
   auto& r = runtime();
   std::lock_guard<std::mutex> lock(r.mutex);
   const int device = tg::cuda::emu::current_device;
@@ -303,9 +328,13 @@ cudaError_t free_allocation(void* ptr, bool device, const char* call) {
 }
 }  // namespace
 
-cudaError_t cudaFree(void* ptr) { return free_allocation(ptr, true, "cudaFree"); }
+cudaError_t cudaFree(void* ptr) {
+  if (const cudaError_t e = tg::cuda::emu::check_capture_safe("cudaFree")) return e;
+  return free_allocation(ptr, true, "cudaFree");
+}
 
 cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int /*flags*/) {
+  if (const cudaError_t e = tg::cuda::emu::check_capture_safe("cudaHostAlloc")) return e;
   auto& r = runtime();
   std::lock_guard<std::mutex> lock(r.mutex);
   const size_t rounded = (size + 511) / 512 * 512;
@@ -316,7 +345,10 @@ cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int /*flags*/) {
   return cudaSuccess;
 }
 
-cudaError_t cudaFreeHost(void* ptr) { return free_allocation(ptr, false, "cudaFreeHost"); }
+cudaError_t cudaFreeHost(void* ptr) {
+  if (const cudaError_t e = tg::cuda::emu::check_capture_safe("cudaFreeHost")) return e;
+  return free_allocation(ptr, false, "cudaFreeHost");
+}
 
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   auto& r = runtime();
@@ -342,12 +374,19 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
         return e;
     }
   }
+  switch (tg::cuda::emu::capture_work(stream, [=](cudaStream_t s) { return cudaMemcpyAsync(dst, src, count, kind, s); })) {
+    case tg::cuda::emu::Enqueue::kCaptured: return cudaSuccess;
+    case tg::cuda::emu::Enqueue::kFailed: return cudaErrorStreamCaptureInvalidated;
+    case tg::cuda::emu::Enqueue::kRun: break;
+  }
   if (kind == cudaMemcpyDeviceToHost) ++tg::cuda::emu::host_waits;
   if (count != 0) std::memmove(dst, src, count);
   return cudaSuccess;
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+  // Synchronous: it waits for the legacy stream, which a capture forbids.
+  if (const cudaError_t e = tg::cuda::emu::check_capture_safe("cudaMemcpy")) return e;
   return cudaMemcpyAsync(dst, src, count, kind, nullptr);
 }
 
@@ -365,6 +404,12 @@ cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int 
                                          "device named beside it");
     }
   }
+  switch (tg::cuda::emu::capture_work(
+      stream, [=](cudaStream_t s) { return cudaMemcpyPeerAsync(dst, dst_device, src, src_device, count, s); })) {
+    case tg::cuda::emu::Enqueue::kCaptured: return cudaSuccess;
+    case tg::cuda::emu::Enqueue::kFailed: return cudaErrorStreamCaptureInvalidated;
+    case tg::cuda::emu::Enqueue::kRun: break;
+  }
   if (count != 0) std::memmove(dst, src, count);
   return cudaSuccess;
 }
@@ -377,6 +422,11 @@ cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t str
       return fail(cudaErrorInvalidResourceHandle, "invalid resource handle: cudaMemsetAsync on a dead stream");
     }
     if (const cudaError_t e = tg::cuda::emu::check_side(r, ptr, count, true, "cudaMemsetAsync", "destination")) return e;
+  }
+  switch (tg::cuda::emu::capture_work(stream, [=](cudaStream_t s) { return cudaMemsetAsync(ptr, value, count, s); })) {
+    case tg::cuda::emu::Enqueue::kCaptured: return cudaSuccess;
+    case tg::cuda::emu::Enqueue::kFailed: return cudaErrorStreamCaptureInvalidated;
+    case tg::cuda::emu::Enqueue::kRun: break;
   }
   if (count != 0) std::memset(ptr, value, count);
   return cudaSuccess;
@@ -400,18 +450,21 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   return cudaSuccess;
 }
 
-cudaError_t cudaStreamQuery(cudaStream_t stream) {
-  auto& r = runtime();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  if (!tg::cuda::emu::valid_stream(r, stream)) {
-    return fail(cudaErrorInvalidResourceHandle, "invalid resource handle: cudaStreamQuery");
+namespace {
+cudaError_t check_stream_wait(cudaStream_t stream, const char* call) {
+  if (!tg::cuda::emu::is_live_stream(stream)) {
+    return fail(cudaErrorInvalidResourceHandle, std::string("invalid resource handle: ") + call);
   }
-  return cudaSuccess;
+  return tg::cuda::emu::check_stream_not_capturing(stream, call);
 }
+}  // namespace
+
+cudaError_t cudaStreamQuery(cudaStream_t stream) { return check_stream_wait(stream, "cudaStreamQuery"); }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  if (const cudaError_t e = check_stream_wait(stream, "cudaStreamSynchronize")) return e;
   ++tg::cuda::emu::host_waits;
-  return cudaStreamQuery(stream);
+  return cudaSuccess;
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int /*flags*/) {
@@ -437,36 +490,54 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
   if (event == nullptr || r.events.erase(event) == 0) {
     return fail(cudaErrorInvalidResourceHandle, "invalid resource handle: cudaEventDestroy");
   }
+  tg::cuda::emu::forget_event(event);
   delete event;
   return cudaSuccess;
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   auto& r = runtime();
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    if (r.events.count(event) == 0 || !tg::cuda::emu::valid_stream(r, stream)) {
+      return fail(cudaErrorInvalidResourceHandle, "invalid resource handle: cudaEventRecord");
+    }
+    if (tg::cuda::emu::stream_device(stream) != event->device) {
+      return fail(cudaErrorInvalidResourceHandle,
+                  "invalid resource handle: cudaEventRecord: the event belongs to device " +
+                      std::to_string(event->device) + ", the stream to device " +
+                      std::to_string(tg::cuda::emu::stream_device(stream)));
+    }
+  }
+  tg::cuda::emu::note_event_record(event, stream);
+  switch (tg::cuda::emu::capture_work(stream, [event](cudaStream_t s) { return cudaEventRecord(event, s); })) {
+    case tg::cuda::emu::Enqueue::kCaptured: return cudaSuccess;
+    case tg::cuda::emu::Enqueue::kFailed: return cudaErrorStreamCaptureInvalidated;
+    case tg::cuda::emu::Enqueue::kRun: break;
+  }
   std::lock_guard<std::mutex> lock(r.mutex);
-  if (r.events.count(event) == 0 || !tg::cuda::emu::valid_stream(r, stream)) {
-    return fail(cudaErrorInvalidResourceHandle, "invalid resource handle: cudaEventRecord");
-  }
-  if (tg::cuda::emu::stream_device(stream) != event->device) {
-    return fail(cudaErrorInvalidResourceHandle, "invalid resource handle: cudaEventRecord: the event belongs to device " +
-                                                    std::to_string(event->device) + ", the stream to device " +
-                                                    std::to_string(tg::cuda::emu::stream_device(stream)));
-  }
   event->recorded = true;
   event->when = std::chrono::steady_clock::now();
   return cudaSuccess;
 }
 
-cudaError_t cudaEventQuery(cudaEvent_t event) {
-  auto& r = runtime();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  if (r.events.count(event) == 0) return fail(cudaErrorInvalidResourceHandle, "invalid resource handle: cudaEventQuery");
-  return cudaSuccess;
+namespace {
+cudaError_t check_event_wait(cudaEvent_t event, const char* call) {
+  {
+    auto& r = runtime();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    if (r.events.count(event) == 0) return fail(cudaErrorInvalidResourceHandle, std::string("invalid resource handle: ") + call);
+  }
+  return tg::cuda::emu::check_event_not_captured(event, call);
 }
+}  // namespace
+
+cudaError_t cudaEventQuery(cudaEvent_t event) { return check_event_wait(event, "cudaEventQuery"); }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  if (const cudaError_t e = check_event_wait(event, "cudaEventSynchronize")) return e;
   ++tg::cuda::emu::host_waits;
-  return cudaEventQuery(event);
+  return cudaSuccess;
 }
 
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {

@@ -2,7 +2,8 @@
 // functions of cuda_runtime_api.h that tensorgen calls, implemented on the host. Invariants:
 // every call returns a cudaError_t and records a failure as the thread's last error, as the
 // real runtime does; work on a stream runs when it is enqueued, so each stream (and the whole
-// device) runs in order. Threading: all functions may be called from any thread.
+// device) runs in order, except on a capturing stream, where it is recorded into a graph
+// (stream_capture.h). Threading: all functions may be called from any thread.
 #pragma once
 
 #include <cstddef>
@@ -26,8 +27,15 @@ enum cudaError_t : int {
   cudaErrorNoDevice = 100,
   cudaErrorInvalidDevice = 101,
   cudaErrorInvalidResourceHandle = 400,
+  cudaErrorIllegalState = 401,
   cudaErrorNotReady = 600,
   cudaErrorLaunchFailure = 719,
+  cudaErrorStreamCaptureUnsupported = 900,
+  cudaErrorStreamCaptureInvalidated = 901,
+  cudaErrorStreamCaptureUnmatched = 903,
+  cudaErrorStreamCaptureImplicit = 906,
+  cudaErrorCapturedEvent = 907,
+  cudaErrorStreamCaptureWrongThread = 908,
 };
 using cudaError = cudaError_t;
 
@@ -49,9 +57,26 @@ enum cudaDataType_t : int {
 namespace tg::cuda::emu {
 struct StreamState;
 struct EventState;
+struct GraphState;
+struct GraphExecState;
+struct GraphNodeState;
 }  // namespace tg::cuda::emu
 using cudaStream_t = tg::cuda::emu::StreamState*;
 using cudaEvent_t = tg::cuda::emu::EventState*;
+using cudaGraph_t = tg::cuda::emu::GraphState*;
+using cudaGraphExec_t = tg::cuda::emu::GraphExecState*;
+using cudaGraphNode_t = tg::cuda::emu::GraphNodeState*;
+
+enum cudaStreamCaptureMode : int {
+  cudaStreamCaptureModeGlobal = 0,
+  cudaStreamCaptureModeThreadLocal = 1,
+  cudaStreamCaptureModeRelaxed = 2,
+};
+enum cudaStreamCaptureStatus : int {
+  cudaStreamCaptureStatusNone = 0,
+  cudaStreamCaptureStatusActive = 1,
+  cudaStreamCaptureStatusInvalidated = 2,
+};
 
 inline constexpr unsigned int cudaStreamDefault = 0x0;
 inline constexpr unsigned int cudaStreamNonBlocking = 0x1;
@@ -103,6 +128,18 @@ cudaError_t cudaStreamQuery(cudaStream_t stream);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
 
+// Stream capture and graphs (stream_capture.h, Note [Emulated stream capture]).
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph);
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* status);
+cudaError_t cudaThreadExchangeStreamCaptureMode(cudaStreamCaptureMode* mode);
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* count);
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags = 0);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags = 0);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
+
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr);
@@ -124,5 +161,7 @@ bool is_device_pointer(const void* ptr, int device = -1);
 // Records a failure of the last launch as the thread's error (cudaErrorLaunchFailure), with
 // `detail` as the text cudaGetErrorString returns for it.
 void set_launch_error(cudaError_t error, const char* detail);
+// Graphs launched so far (cudaGraphLaunch), all devices.
+int64_t graph_launch_count();
 
 }  // namespace tg::cuda::emu
