@@ -9,12 +9,11 @@ namespace tg::native {
 
 namespace {
 
-// Options every factory rejects: tensorgen has only strided, unpinned tensors.
-void check_factory_options(const char* op, std::optional<Layout> layout, std::optional<bool> pin_memory) {
+// Options every factory rejects: tensorgen has only strided tensors. pin_memory goes on to
+// tg::empty, whose CPU kernel allocates pinned memory and whose CUDA kernel refuses it.
+void check_factory_options(const char* op, std::optional<Layout> layout) {
   TG_CHECK_NOT_IMPLEMENTED(layout.value_or(kStrided) == kStrided, "[", op, "] only the strided layout is "
                            "supported, got layout ", *layout);
-  TG_CHECK_NOT_IMPLEMENTED(!pin_memory.value_or(false), "[", op, "] pin_memory=true is not supported: tensorgen "
-                           "has no pinned host memory");
 }
 
 void check_sizes(const char* op, IntArrayRef size) {
@@ -31,7 +30,7 @@ ScalarType dtype_of_value(const Scalar& value) {
 // A new tensor of `size` for a factory, after the checks every factory makes.
 Tensor new_tensor(const char* op, IntArrayRef size, ScalarType dtype, std::optional<Layout> layout,
                   std::optional<Device> device, std::optional<bool> pin_memory) {
-  check_factory_options(op, layout, pin_memory);
+  check_factory_options(op, layout);
   check_sizes(op, size);
   return tg::empty(size, dtype, layout, device, pin_memory, std::nullopt);
 }
@@ -40,7 +39,7 @@ Tensor new_tensor(const char* op, IntArrayRef size, ScalarType dtype, std::optio
 Tensor new_tensor_like(const char* op, const Tensor& self, std::optional<ScalarType> dtype,
                        std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory,
                        std::optional<MemoryFormat> memory_format) {
-  check_factory_options(op, layout, pin_memory);
+  check_factory_options(op, layout);
   return tg::empty_like(self, dtype, layout, device, pin_memory, memory_format);
 }
 
@@ -58,7 +57,7 @@ Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::opti
                   std::optional<MemoryFormat> /*memory_format*/) {
   // Every memory format gives a contiguous tensor: it is the only dense layout tensorgen has,
   // and what preserve_format gives for any contiguous self.
-  check_factory_options("empty_like", layout, pin_memory);
+  check_factory_options("empty_like", layout);
   return tg::empty(self.sizes(), dtype.value_or(self.scalar_type()), layout, device.value_or(self.device()),
                    pin_memory, MemoryFormat::Contiguous);
 }
