@@ -11,13 +11,26 @@ bool can_cast(ScalarType from, ScalarType to) {
   return true;
 }
 
+namespace {
+
+// A bigger storage for a CPU output from the allocator of the one it replaces, as PyTorch's
+// resize_ does: a pinned output stays pinned. Device outputs, and memory from_blob wrapped
+// (no allocator), get the device's allocator.
+Storage grown_storage(const StorageImpl& old, size_t nbytes, Device device) {
+  Allocator* allocator = old.allocator();
+  if (!device.is_cpu() || allocator == nullptr) return make_storage(nbytes, device);
+  return make_intrusive<StorageImpl>(allocator->allocate(nbytes), nbytes, allocator);
+}
+
+}  // namespace
+
 void resize_output(const Tensor& t, IntArrayRef sizes) {
   TensorImpl* impl = t.unsafeGetTensorImpl();
   if (impl->sizes() == sizes) return;  // a correctly sized out keeps its strides, as in PyTorch
   impl->set_sizes_contiguous(sizes);
   impl->set_storage_offset(0);
   const size_t needed = checked_nbytes("resize", sizes, impl->itemsize());
-  if (impl->storage()->nbytes() < needed) impl->set_storage(make_storage(needed, impl->device()));
+  if (impl->storage()->nbytes() < needed) impl->set_storage(grown_storage(*impl->storage(), needed, impl->device()));
 }
 
 void write_out(std::string_view op, const Tensor& result, const Tensor& out) {
