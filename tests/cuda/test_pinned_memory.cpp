@@ -7,6 +7,8 @@
 #include <atomic>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_stream.h"
