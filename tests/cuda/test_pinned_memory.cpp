@@ -162,12 +162,12 @@ TEST_CASE("Tensor::pin_memory returns a pinned copy, or self when already pinned
 
 TEST_CASE("a non-blocking copy from a CUDA tensor to the host lands in pinned memory, as in LibTorch") {
   const tg::Tensor gpu = tg::arange(100, tg::TensorOptions().device(cuda_test::kGpu).dtype(tg::kFloat));
-  const tg::Tensor async = gpu.to(tg::Device(tg::kCPU), /*non_blocking=*/true);
+  const tg::Tensor async = gpu.to(tg::TensorOptions().device(tg::kCPU), /*non_blocking=*/true);
   getCurrentCUDAStream().synchronize();  // the caller's part, as in PyTorch
   CHECK(async.is_pinned());
   CHECK(cuda_test::values(async)[99] == 99.0);
-  CHECK_FALSE(gpu.to(tg::Device(tg::kCPU)).is_pinned());  // a blocking copy needs no pinning
-  CHECK(tg::ones({3}).to(tg::kDouble, /*non_blocking=*/true).is_pinned() == false);  // host to host
+  CHECK_FALSE(gpu.to(tg::TensorOptions().device(tg::kCPU)).is_pinned());  // a blocking copy needs no pinning
+  CHECK_FALSE(tg::ones({3}).to(tg::kDouble, /*non_blocking=*/true).is_pinned());  // host to host
 }
 
 TEST_CASE("a freed pinned block is reused at once when no copy used it") {
