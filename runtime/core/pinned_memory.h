@@ -11,12 +11,13 @@
 
 namespace tg {
 
-// The CUDA runtime's pinned allocator; throws tg::Error naming `op` when no device can pin.
-using PinnedAllocatorFn = Allocator* (*)(std::string_view op);
+// Throws tg::Error naming `op` when no device can pin memory.
+using CheckPinnableFn = void (*)(std::string_view op);
 using IsPinnedFn = bool (*)(const DataPtr& data);
 
-// Called once by the CUDA runtime's static initialisation.
-void set_pinned_memory_hooks(PinnedAllocatorFn allocator, IsPinnedFn is_pinned);
+// Called once by the CUDA runtime's static initialisation: its pinned allocator, the check
+// made before it is used, and the test of a DataPtr.
+void set_pinned_memory_hooks(Allocator* allocator, CheckPinnableFn check, IsPinnedFn is_pinned);
 
 // The allocator of pinned CPU memory for `op` (pin_memory=true, Tensor::pin_memory()). Throws
 // tg::Error "CUDA is not available: [op] ..." saying why, in a build without the CUDA backend
@@ -26,5 +27,9 @@ Allocator* pinned_memory_allocator(std::string_view op);
 // Whether `data` is pinned memory from that allocator; false for any other memory, and in a
 // build without the CUDA backend.
 bool is_pinned_memory(const DataPtr& data);
+
+// Whether `allocator` is the pinned allocator (a storage from it grows pinned); false for
+// nullptr and without a CUDA runtime.
+bool is_pinned_memory_allocator(const Allocator* allocator);
 
 }  // namespace tg

@@ -77,7 +77,7 @@ bool is_pinned_data(const DataPtr& data) { return is_pinned(data); }
   set_allocator(kCUDA, cuda_allocator());
   set_device_guard_impl(kCUDA, &guard_impl);
   set_manual_seed_hook(&manual_seed_all);
-  set_pinned_memory_hooks(&pinned_allocator_for, &is_pinned_data);
+  set_pinned_memory_hooks(pinned_allocator(), &check_can_pin, &is_pinned_data);
   return true;
 }();
 

@@ -1,6 +1,7 @@
 #include "ops/structured.h"
 
 #include "core/checked_math.h"
+#include "core/pinned_memory.h"
 #include "tensorgen/ops.h"
 
 namespace tg {
@@ -13,12 +14,12 @@ bool can_cast(ScalarType from, ScalarType to) {
 
 namespace {
 
-// A bigger storage for a CPU output from the allocator of the one it replaces, as PyTorch's
-// resize_ does: a pinned output stays pinned. Device outputs, and memory from_blob wrapped
-// (no allocator), get the device's allocator.
+// A bigger storage for an output. A pinned one stays pinned, as PyTorch's resize_ allocates
+// from the storage's allocator; every other one comes from the device's allocator, which a
+// recording thread may have overridden (core/allocator_override.h).
 Storage grown_storage(const StorageImpl& old, size_t nbytes, Device device) {
   Allocator* allocator = old.allocator();
-  if (!device.is_cpu() || allocator == nullptr) return make_storage(nbytes, device);
+  if (!device.is_cpu() || !is_pinned_memory_allocator(allocator)) return make_storage(nbytes, device);
   return make_intrusive<StorageImpl>(allocator->allocate(nbytes), nbytes, allocator);
 }
 
