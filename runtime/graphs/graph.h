@@ -38,6 +38,8 @@ class Graph {
   bool captured() const { return captured_; }
   size_t num_nodes() const { return recording_.num_calls(); }
   size_t num_fallback_nodes() const { return recording_.num_fallback_calls(); }
+  // How each node replays: by launches or through its kernel (Note [Replay by launches]).
+  const Recording& recording() const { return recording_; }
 
  private:
   Recording recording_;
