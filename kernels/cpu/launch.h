@@ -63,7 +63,7 @@ LaunchRecorder* this_thread_launch_recorder();
 }  // namespace detail
 
 // This thread's recorder, or nullptr. One relaxed load when no thread records.
-inline LaunchRecorder* launch_recorder() {
+[[gnu::always_inline]] inline LaunchRecorder* launch_recorder() {
   if (detail::installed_launch_recorders.load(std::memory_order_relaxed) == 0) [[likely]] {
     return nullptr;
   }
@@ -104,18 +104,26 @@ class BodyLaunch final : public Launch {
   Body body_;
 };
 
+// Out of line and cold, so that the kernels' eager path stays as small (and as inlinable)
+// as it was without recording.
+template <size_t N, typename Body>
+[[gnu::noinline, gnu::cold]] void record_and_run(LaunchRecorder& recorder, const std::array<char*, N>& operands,
+                                                 const Body& body) {
+  auto recorded = std::make_unique<BodyLaunch<N, Body>>(operands, body);
+  const Launch& copy = *recorded;
+  recorder.launches.push_back(std::move(recorded));
+  copy.run();
+}
+
 }  // namespace detail
 
 // Runs body(operands); while a recorder is installed, first records a copy of the body and
 // runs that copy. `body` takes `const std::array<char*, N>&`, must touch memory only through
 // those addresses, and must hold everything else by value.
 template <size_t N, typename Body>
-inline void launch(const std::array<char*, N>& operands, const Body& body) {
+[[gnu::always_inline]] inline void launch(const std::array<char*, N>& operands, const Body& body) {
   if (LaunchRecorder* recorder = launch_recorder()) [[unlikely]] {
-    auto recorded = std::make_unique<detail::BodyLaunch<N, Body>>(operands, body);
-    const Launch& copy = *recorded;
-    recorder->launches.push_back(std::move(recorded));
-    copy.run();
+    detail::record_and_run(*recorder, operands, body);
     return;
   }
   body(operands);

@@ -89,7 +89,7 @@ namespace detail {
 
 // `input` itself, or a contiguous copy when it shares memory with `out` other than as the
 // very same elements (same start, shape and strides).
-inline Tensor without_partial_overlap(const Tensor& out, const Tensor& input) {
+[[gnu::always_inline]] inline Tensor without_partial_overlap(const Tensor& out, const Tensor& input) {
   if (!input.is_alias_of(out)) return input;
   if (input.data_ptr() == out.data_ptr() && input.sizes() == out.sizes() && input.strides() == out.strides()) {
     return input;

@@ -102,8 +102,8 @@ void reduce_to_output(const Tensor& self, const DimMask& mask, const Tensor& out
   using Loop = cpu::ReductionLoop<In, Reducer>;
   std::optional<Loop> loop = self.numel() == 0 ? std::nullopt : std::optional<Loop>(Loop(self, mask));
   const std::array<char*, 2> operands{static_cast<char*>(out.data_ptr()), static_cast<char*>(self.data_ptr())};
-  cpu::launch(operands, [loop = std::move(loop), reducer, identity, finish, n = out.numel(), out_size = out.element_size(),
-                         out_dtype = out.scalar_type()](const std::array<char*, 2>& p) {
+  cpu::launch(operands, [loop = std::move(loop), reducer, identity, finish, n = out.numel(),
+                         out_size = out.element_size(), out_dtype = out.scalar_type()](const std::array<char*, 2>& p) {
     const std::unique_ptr<Acc[]> acc(new Acc[static_cast<size_t>(n)]);  // not std::vector: Acc may be bool
     std::fill_n(acc.get(), n, identity);
     if (loop) loop->run(p[1], acc.get(), reducer);

@@ -93,7 +93,9 @@ bool copy_transposed(const Tensor& dst, const Tensor& src) {
   // Elements are moved as unsigned integers of their size: a copy converts nothing here.
   launch(std::array<char*, 2>{static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr())},
          [plan, element_size](const std::array<char*, 2>& p) {
-           const auto run = [&]<typename T>(T*) { run_tiles(plan, reinterpret_cast<T*>(p[0]), reinterpret_cast<const T*>(p[1])); };
+           const auto run = [&]<typename T>(T*) {
+             run_tiles(plan, reinterpret_cast<T*>(p[0]), reinterpret_cast<const T*>(p[1]));
+           };
            switch (element_size) {
              case 1: return run(static_cast<uint8_t*>(nullptr));
              case 2: return run(static_cast<uint16_t*>(nullptr));
