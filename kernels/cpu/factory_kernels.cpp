@@ -33,6 +33,7 @@ Tensor native::empty_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std:
 }
 
 Tensor native::fill_cpu_(const Tensor& self, const Scalar& value) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_DISPATCH_ALL_TYPES(self.scalar_type(), "fill_", [&] {
     TG_CHECK_VALUE(fits_without_overflow<scalar_t>(value), "[fill_] value ", value, " cannot be converted to type ",
                    self.scalar_type(), " without overflow");
