@@ -107,6 +107,7 @@ void bind_tensor_members(nb::module_& m, nb::class_<Tensor>& cls) {
       .def("stride", [](const Tensor& t, int64_t dim) { return t.stride(dim); }, nb::arg("dim"))
       .def("storage_offset", &Tensor::storage_offset)
       .def("is_contiguous", [](const Tensor& t) { return t.is_contiguous(); })
+      .def("is_pinned", [](const Tensor& t) { return t.is_pinned(); })
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def_prop_ro("dtype", [](const Tensor& t) { return dtype_object(t.scalar_type()); })
       .def_prop_ro("device", [](const Tensor& t) { return t.device(); })

@@ -16,6 +16,21 @@ def test_attributes():
     assert t.stride() == [3, 1] and t.is_contiguous()
 
 
+def test_pinned_memory():
+    """pin_memory needs a CUDA device: without one (CI) asking for it is a tensorgen.Error."""
+    t = tg.ones(2)
+    assert not t.is_pinned()
+    try:
+        pinned = t.pin_memory()
+    except RuntimeError as error:
+        assert "[pin_memory] pin_memory=true" in str(error)
+        with pytest.raises(RuntimeError, match=r"\[zeros\] pin_memory=true"):
+            tg.zeros(2, pin_memory=True)
+    else:  # a machine with a GPU
+        assert pinned.is_pinned() and pinned.tolist() == [1.0, 1.0]
+        assert tg.zeros(2, pin_memory=True).is_pinned()
+
+
 def test_factories_positional_keyword_and_varargs_sizes():
     assert tg.ones([2, 3]).shape == (2, 3)
     assert tg.ones((2, 3)).shape == (2, 3)
