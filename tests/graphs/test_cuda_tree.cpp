@@ -250,3 +250,19 @@ TEST_CASE("CUDA tree: inputs on two devices, or on another device than the tree'
   CHECK(contains(thrown<tg::Error>([&] { c({gpu_randn({4})}); }),
                  "double was given inputs on cuda:0 but this graph tree records work on cpu"));
 }
+
+TEST_CASE("CUDA tree: a function that reads a value while recorded fails with CUDA's capture error; the tree goes on") {
+  tg::graphs::Tree tree;
+  auto reads = tree.wrap([](const Tensors& in) {
+    const float s = in[0].sum().item<float>();  // a copy to the host: illegal in a capture
+    return Tensors{in[0] * s};
+  }, {}, "reads");
+  auto fine = tree.wrap([](const Tensors& in) { return Tensors{in[0] + 1.0}; }, {}, "fine");
+  Tensor x = gpu_randn({16});
+  CHECK(contains(thrown<tg::Error>([&] { reads({x}); }), "operation not permitted when stream is capturing"));
+  CHECK(tree.stats().recordings == 0);
+  tree.mark_step();
+  CHECK(max_diff(fine({x})[0], x + 1.0) == 0.0f);
+  CHECK(max_diff(fine({x})[0], x + 1.0) == 0.0f);
+  CHECK(tree.stats().replays == 1);
+}
