@@ -25,6 +25,10 @@ std::vector<Case> tensorgen_cases();
 std::vector<Case> libtorch_cases();  // empty when built without LibTorch
 
 void tensorgen_set_threads(int n);
+// The BLAS tensorgen's products run, for the run's header.
+std::string tensorgen_blas();
 void libtorch_set_threads(int n);
+// "2.15.0" (TORCH_VERSION_MAJOR.MINOR.PATCH of the LibTorch built against), "none" without one.
+std::string libtorch_version();
 
 }  // namespace bench

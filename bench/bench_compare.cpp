@@ -1,5 +1,7 @@
 // tensorgen against LibTorch, in one run: every figure as `name value unit`, LibTorch's
-// (when built with it) as `libtorch.name value unit`, then a ratio table. The two are timed
+// (when built with it) as `libtorch.name value unit`, then a ratio table, the peer's version
+// and the summary line `vs LibTorch: worst ratio W (op), median ratio M over N cases;
+// mlp_step ratio R` (ratio = LibTorch's time / tensorgen's: higher is better). The two are timed
 // alternately, batch by batch, and each keeps its best batch, so that a disturbance of the
 // machine hits both alike. `triad_GBps` is a plain C++ loop: the machine's memory limit.
 #include <algorithm>
@@ -7,6 +9,8 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_cases.h"
@@ -77,11 +81,23 @@ int main() {
 
   if (!peer.empty()) {
     std::printf("\n%-28s %12s %12s %8s  %s\n", "figure", "tensorgen", "libtorch", "ratio", "(ratio > 1: tensorgen better)");
+    std::vector<std::pair<double, std::string>> ratios;
+    double mlp_step_ratio = 0;
     for (const Row& row : rows) {
       if (!row.has_peer) continue;
+      // LibTorch's time over tensorgen's, whichever way the figure is written.
       const double ratio = row.lower_is_better ? row.peer / row.ours : row.ours / row.peer;
       std::printf("%-28s %12.2f %12.2f %8.2f  %s\n", row.name.c_str(), row.ours, row.peer, ratio, row.unit.c_str());
+      ratios.emplace_back(ratio, row.name);
+      if (row.name == "mlp_step_ms") mlp_step_ratio = ratio;
     }
+    std::sort(ratios.begin(), ratios.end());
+    const size_t n = ratios.size();
+    const double median = n % 2 == 1 ? ratios[n / 2].first : (ratios[n / 2 - 1].first + ratios[n / 2].first) / 2;
+    std::printf("# peer: LibTorch %s\n", bench::libtorch_version().c_str());
+    std::printf("# tensorgen BLAS: %s\n", bench::tensorgen_blas().c_str());
+    std::printf("vs LibTorch: worst ratio %.2f (%s), median ratio %.2f over %zu cases; mlp_step ratio %.2f\n",
+                ratios.front().first, ratios.front().second.c_str(), median, n, mlp_step_ratio);
   } else {
     std::printf("\n(LibTorch not found at build time: install Debian's libtorch-dev and reconfigure for the peer figures)\n");
   }

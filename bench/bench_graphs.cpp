@@ -34,6 +34,8 @@ Figures measure(const char* name, long iterations, Step&& step, size_t eager_ops
   bench::report(prefix + "_eager_per_op_ns", eager / static_cast<double>(eager_ops), "ns");
   bench::report(prefix + "_replay_per_node_ns", replay / static_cast<double>(graph.num_nodes()), "ns");
   bench::report(prefix + "_nodes", static_cast<double>(graph.num_nodes()), "nodes");
+  // Nodes that replay by their CPU loop launches alone (Note [Replay by launches]).
+  bench::report(prefix + "_launch_nodes", static_cast<double>(graph.recording().num_launch_calls()), "nodes");
   return {eager, replay, graph.num_nodes()};
 }
 

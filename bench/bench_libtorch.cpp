@@ -1,7 +1,9 @@
-// LibTorch's side of bench_compare (built when Debian's libtorch-dev is installed).
+// LibTorch's side of bench_compare (built against -Dlibtorch_dir's wheel or Debian's libtorch-dev).
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include <memory>
+#include <string>
 
 #include "bench_cases.h"
 #include "bench_figures.h"
@@ -9,6 +11,10 @@
 
 namespace bench {
 void libtorch_set_threads(int n) { at::set_num_threads(n); }
+std::string libtorch_version() {
+  return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
+         std::to_string(TORCH_VERSION_PATCH);
+}
 }  // namespace bench
 
 #define FW torch

@@ -4,4 +4,5 @@
 namespace bench {
 void libtorch_set_threads(int) {}
 std::vector<Case> libtorch_cases() { return {}; }
+std::string libtorch_version() { return "none"; }
 }  // namespace bench

@@ -6,9 +6,14 @@
 #include "bench_cases.h"
 #include "bench_figures.h"
 #include "bench_util.h"
+#include "cpu/blas_core.h"
 
 namespace bench {
 void tensorgen_set_threads(int n) { tg::set_num_threads(n); }
+std::string tensorgen_blas() {
+  const std::string core = tg::cpu::blas_core_name();
+  return core.empty() ? "not OpenBLAS" : "OpenBLAS, " + core + " kernels (" + tg::cpu::blas_core_selection() + ")";
+}
 }  // namespace bench
 
 #define FW tg

@@ -52,12 +52,12 @@ Tensor check_gather_index(const char* op, const Tensor& index, int64_t dim, int6
   return index_t;
 }
 
-Tensor check_max_pool_indices(const Tensor& indices, int64_t height, int64_t width) {
+Tensor check_max_pool_indices(const char* op, const Tensor& indices, int64_t plane_size) {
   Tensor index_t = index_on_cpu(indices);
   const int64_t* data = index_t.data_ptr<int64_t>();
   for (int64_t i = 0; i < index_t.numel(); ++i) {
-    TG_CHECK_INDEX(data[i] >= 0 && data[i] < height * width, "[max_pool2d_backward] index ", data[i],
-                   " is out of range for an input plane of ", height, "x", width, " elements");
+    TG_CHECK_INDEX(data[i] >= 0 && data[i] < plane_size, "[", op, "] index ", data[i],
+                   " is out of range for an input plane of ", plane_size, " elements");
   }
   return index_t;
 }

@@ -31,8 +31,8 @@ void check_index_select_out(const Tensor& self, const Tensor& out);
 // tensor indexed (1 for a 0-dim one).
 Tensor check_gather_index(const char* op, const Tensor& index, int64_t dim, int64_t bound);
 
-// max_pool2d_with_indices_backward: each index within an input plane of height x width.
-Tensor check_max_pool_indices(const Tensor& indices, int64_t height, int64_t width);
+// The backward of a max pooling (`op`): each index within an input plane of plane_size elements.
+Tensor check_max_pool_indices(const char* op, const Tensor& indices, int64_t plane_size);
 
 // masked_fill_: a bool mask that broadcasts to self's shape.
 void check_masked_fill(const Tensor& self, const Tensor& mask);

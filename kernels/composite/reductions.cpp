@@ -2,19 +2,23 @@
 // structured kernel per reduction serves both overloads; var and std by unbiased as their
 // correction overloads.
 #include "NativeFunctions.h"
+#include "cpu/launch.h"
 #include "tensorgen/ops.h"
 
 namespace tg::native {
 
 Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
+  cpu::LaunchesOnly launches_only;  // forwards only: see Note [Launch replay]
   return tg::sum(self, OptionalIntArrayRef(), /*keepdim=*/false, dtype);
 }
 
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
+  cpu::LaunchesOnly launches_only;  // forwards only: see Note [Launch replay]
   return tg::mean(self, OptionalIntArrayRef(), /*keepdim=*/false, dtype);
 }
 
 Tensor max(const Tensor& self) {
+  cpu::LaunchesOnly launches_only;  // forwards only: see Note [Launch replay]
   // A maximum over no elements has no value (sum's identity 0 has no counterpart here).
   TG_CHECK(self.numel() > 0, "[max] expected a non-empty tensor for a reduction over all dims, got sizes ",
            self.sizes(), "; specify the reduction dim with the 'dim' argument");

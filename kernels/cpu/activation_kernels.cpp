@@ -12,6 +12,7 @@
 namespace tg {
 
 void native::gelu_out_cpu(const Tensor& self, std::string_view approximate, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   const bool tanh = gelu_approximation(approximate, "gelu") == GeluApproximation::Tanh;
   TG_DISPATCH_FLOATING_TYPES(out.scalar_type(), "gelu", [&] {
     cpu::vectorized_unary_kernel<scalar_t>(out, self, [tanh](auto x) { return activation::gelu(x, tanh); });
@@ -20,6 +21,7 @@ void native::gelu_out_cpu(const Tensor& self, std::string_view approximate, cons
 
 void native::gelu_backward_out_cpu(const Tensor& grad_output, const Tensor& self, std::string_view approximate,
                                    const Tensor& grad_input) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   const bool tanh = gelu_approximation(approximate, "gelu_backward") == GeluApproximation::Tanh;
   TG_DISPATCH_FLOATING_TYPES(grad_input.scalar_type(), "gelu_backward", [&] {
     cpu::vectorized_binary_kernel<scalar_t>(grad_input, grad_output, self,
@@ -28,12 +30,14 @@ void native::gelu_backward_out_cpu(const Tensor& grad_output, const Tensor& self
 }
 
 void native::silu_out_cpu(const Tensor& self, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_DISPATCH_FLOATING_TYPES(out.scalar_type(), "silu", [&] {
     cpu::vectorized_unary_kernel<scalar_t>(out, self, [](auto x) { return activation::silu(x); });
   });
 }
 
 void native::silu_backward_out_cpu(const Tensor& grad_output, const Tensor& self, const Tensor& grad_input) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_DISPATCH_FLOATING_TYPES(grad_input.scalar_type(), "silu_backward", [&] {
     cpu::vectorized_binary_kernel<scalar_t>(grad_input, grad_output, self,
                                             [](auto g, auto x) { return activation::silu_backward(g, x); });
@@ -44,6 +48,7 @@ void native::silu_backward_out_cpu(const Tensor& grad_output, const Tensor& self
 // as the forward compared.
 void native::threshold_backward_out_cpu(const Tensor& grad_output, const Tensor& self, const Scalar& threshold,
                                         const Tensor& grad_input) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_DISPATCH_NUMERIC_TYPES(grad_input.scalar_type(), "threshold_backward", [&] {
     using T = opmath_t<scalar_t>;
     const T t = threshold.to<T>();

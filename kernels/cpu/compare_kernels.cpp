@@ -14,6 +14,7 @@ namespace {
 
 template <typename Compare>
 void compare_out(const char* op, const Tensor& self, const Tensor& other, const Tensor& out, Compare compare) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_DISPATCH_ALL_TYPES(result_type(self, other), op, [&] {
     using T = opmath_t<scalar_t>;
     cpu::elementwise_kernel(out, [compare](T x, T y) -> bool { return compare(x, y); }, self, other);
@@ -42,6 +43,7 @@ void native::ge_out_cpu(const Tensor& self, const Tensor& other, const Tensor& o
 }
 
 void native::where_out_cpu(const Tensor& condition, const Tensor& self, const Tensor& other, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_DISPATCH_ALL_TYPES(out.scalar_type(), "where", [&] {
     cpu::elementwise_kernel(out, [](bool c, scalar_t x, scalar_t y) { return c ? x : y; }, condition, self, other);
   });

@@ -49,6 +49,7 @@ Tensor cpu::contiguous_as(const Tensor& src, ScalarType dtype) {
 }
 
 Tensor native::copy_cpu_(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_CHECK_NOT_IMPLEMENTED(self.is_cpu() && src.is_cpu(), "[copy_] copies between devices are not implemented yet: ",
                            "self is on ", self.device(), ", src on ", src.device());
   for (int64_t d = 0; d < self.dim(); ++d) {

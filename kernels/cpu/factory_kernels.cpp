@@ -4,6 +4,9 @@
 #include <type_traits>
 
 #include "NativeFunctions.h"
+#include "core/checked_math.h"
+#include "core/pinned_memory.h"
+#include "core/scalar_type_check.h"
 #include "cpu/copy.h"
 #include "cpu/loops.h"
 #include "dtype_dispatch.h"
@@ -18,11 +21,19 @@ Tensor native::empty_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std:
     TG_CHECK_VALUE(s >= 0, "[empty] trying to create tensor with negative dimension ", s, ": ", size);
   }
   TG_CHECK(!device.has_value() || device->is_cpu(), "[empty] the CPU kernel cannot make a tensor on ", *device);
-  TG_CHECK_NOT_IMPLEMENTED(!pin_memory.value_or(false), "[empty] pinned memory is not supported yet");
-  return make_empty_tensor(size, dtype.value_or(default_dtype()), Device(kCPU));
+  const ScalarType result_dtype = dtype.value_or(default_dtype());
+  if (!pin_memory.value_or(false)) return make_empty_tensor(size, result_dtype, Device(kCPU));
+  // Pinned memory comes from the CUDA runtime's caching host allocator (core/pinned_memory.h);
+  // the storage keeps that allocator, so a pinned tensor resized by an out= op stays pinned.
+  check_scalar_type("empty", result_dtype);
+  Allocator* allocator = pinned_memory_allocator("empty");
+  const size_t nbytes = checked_nbytes("empty", size, element_size(result_dtype));
+  auto storage = make_intrusive<StorageImpl>(allocator->allocate(nbytes), nbytes, allocator);
+  return Tensor(make_intrusive<TensorImpl>(std::move(storage), result_dtype, size));
 }
 
 Tensor native::fill_cpu_(const Tensor& self, const Scalar& value) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_DISPATCH_ALL_TYPES(self.scalar_type(), "fill_", [&] {
     TG_CHECK_VALUE(fits_without_overflow<scalar_t>(value), "[fill_] value ", value, " cannot be converted to type ",
                    self.scalar_type(), " without overflow");

@@ -3,8 +3,9 @@
 // other dtype, and every build without BLAS, uses the reference loop. Integer products wrap
 // modulo 2^bits like the other integer kernels; float16 and bfloat16 accumulate in float.
 // A float product with one row (m = 1) is a matrix-vector product: cpu::gemv_float (gemv.h),
-// with or without BLAS.
+// with or without BLAS. Each product is one launch (cpu/launch.h).
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "cpu/convert.h"
 #include "cpu/copy.h"
 #include "cpu/gemv.h"
+#include "cpu/launch.h"
 #include "cpu/parallel.h"
 #include "dtype_dispatch.h"
 #include "scalar_math.h"
@@ -233,6 +235,25 @@ void gemm(const Matrix<T>& a, const Matrix<T>& b, T* c, const Scalar& alpha, con
   gemm_reference(a, b, c, alpha, beta);
 }
 
+// product(a, b, c) as one launch (cpu/launch.h), so that a recorded graph replays the product
+// without the kernel around it: the operands' addresses are the launch's, the rest is fixed.
+template <typename T, typename Product>
+void launch_product(const Matrix<T>& a, const Matrix<T>& b, T* c, const Product& product) {
+  const std::array<char*, 3> operands{reinterpret_cast<char*>(c), reinterpret_cast<char*>(const_cast<T*>(a.data)),
+                                      reinterpret_cast<char*>(const_cast<T*>(b.data))};
+  cpu::launch(operands, [a, b, product](const std::array<char*, 3>& p) {
+    Matrix<T> a_at = a, b_at = b;
+    a_at.data = reinterpret_cast<const T*>(p[1]);
+    b_at.data = reinterpret_cast<const T*>(p[2]);
+    product(a_at, b_at, reinterpret_cast<T*>(p[0]));
+  });
+}
+
+template <typename T>
+void launch_gemm(const Matrix<T>& a, const Matrix<T>& b, T* c, const Scalar& alpha, const Scalar& beta) {
+  launch_product(a, b, c, [alpha, beta](const Matrix<T>& x, const Matrix<T>& y, T* z) { gemm(x, y, z, alpha, beta); });
+}
+
 // Note [Broadcast bmm operand]: vmap turns a product with an unbatched weight into a bmm whose
 // mat2 is that weight expanded over the batch (batch stride 0), e.g. the forward of a
 // per-sample gradient, where the weight must stay batched for its per-sample gradient. When
@@ -274,15 +295,18 @@ void finish_product(const Tensor& out, const Tensor& target) {
 }  // namespace
 
 void native::mm_out_cpu(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   const Tensor target = product_target(out, self, mat2);
   TG_DISPATCH_NUMERIC_TYPES(out.scalar_type(), "mm", [&] {
     const Tensor a = blas_readable(self), b = blas_readable(mat2);
-    gemm(matrix_of<scalar_t>(a, 0), matrix_of<scalar_t>(b, 0), target.data_ptr<scalar_t>(), Scalar(1), Scalar(0));
+    launch_gemm(matrix_of<scalar_t>(a, 0), matrix_of<scalar_t>(b, 0), target.data_ptr<scalar_t>(), Scalar(1),
+                Scalar(0));
   });
   finish_product(out, target);
 }
 
 void native::bmm_out_cpu(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   const Tensor target = product_target(out, self, mat2);
   TG_DISPATCH_NUMERIC_TYPES(out.scalar_type(), "bmm", [&] {
     const Tensor a = blas_readable(self), b = blas_readable(mat2);
@@ -291,20 +315,22 @@ void native::bmm_out_cpu(const Tensor& self, const Tensor& mat2, const Tensor& o
     if (a.sizes()[2] == 1) {  // one outer product per batch: See Notes [Rank-1 products], [Streaming stores]
       const bool streaming = out.numel() * static_cast<int64_t>(sizeof(scalar_t)) >= kStreamingBytes;
       for (int64_t batch = 0; batch < out.sizes()[0]; ++batch) {
-        gemm_rank1(matrix_of<scalar_t>(a, batch), matrix_of<scalar_t>(b, batch), c + batch * matrix_numel, Scalar(1),
-                   Scalar(0), streaming);
+        launch_product(matrix_of<scalar_t>(a, batch), matrix_of<scalar_t>(b, batch), c + batch * matrix_numel,
+                       [streaming](const auto& x, const auto& y, scalar_t* z) {
+                         gemm_rank1(x, y, z, Scalar(1), Scalar(0), streaming);
+                       });
       }
       return;
     }
     if (out.sizes()[0] > 1 && b.strides()[0] == 0) {  // See Note [Broadcast bmm operand]
       if (std::optional<Matrix<scalar_t>> rows = stacked_rows<scalar_t>(a)) {
-        gemm(*rows, matrix_of<scalar_t>(b, 0), c, Scalar(1), Scalar(0));
+        launch_gemm(*rows, matrix_of<scalar_t>(b, 0), c, Scalar(1), Scalar(0));
         return;
       }
     }
     for (int64_t batch = 0; batch < out.sizes()[0]; ++batch) {
-      gemm(matrix_of<scalar_t>(a, batch), matrix_of<scalar_t>(b, batch), c + batch * matrix_numel, Scalar(1),
-           Scalar(0));
+      launch_gemm(matrix_of<scalar_t>(a, batch), matrix_of<scalar_t>(b, batch), c + batch * matrix_numel, Scalar(1),
+                  Scalar(0));
     }
   });
   finish_product(out, target);
@@ -314,13 +340,14 @@ void native::bmm_out_cpu(const Tensor& self, const Tensor& mat2, const Tensor& o
 // self is not read (a NaN there does not propagate), as in PyTorch.
 void native::addmm_out_cpu(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
                            const Scalar& alpha, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   const Tensor target = product_target(out, mat1, mat2);
   const bool beta_is_zero = beta.toDouble() == 0.0;
   if (!beta_is_zero && !same_elements(target, self)) cpu::copy_into(target, self);
   TG_DISPATCH_NUMERIC_TYPES(out.scalar_type(), "addmm", [&] {
     const Tensor a = blas_readable(mat1), b = blas_readable(mat2);
-    gemm(matrix_of<scalar_t>(a, 0), matrix_of<scalar_t>(b, 0), target.data_ptr<scalar_t>(), alpha,
-         beta_is_zero ? Scalar(0) : beta);
+    launch_gemm(matrix_of<scalar_t>(a, 0), matrix_of<scalar_t>(b, 0), target.data_ptr<scalar_t>(), alpha,
+                beta_is_zero ? Scalar(0) : beta);
   });
   finish_product(out, target);
 }

@@ -6,7 +6,8 @@
 //   cpu::elementwise_kernel(out, [](float x, float y) { return x * y; }, a, b);
 //
 // `out` may be one of the inputs itself (in-place variants): element i is read before it is
-// written. An input that overlaps out in any other way is copied first.
+// written. An input that overlaps out in any other way is copied first. Each loop runs as a
+// launch (cpu/launch.h), so a recorded graph can replay it without the kernel around it.
 #pragma once
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "core/tensor.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
+#include "cpu/launch.h"
 #include "cpu/parallel.h"
 #include "cpu/strided_loop.h"
 #include "dtype_dispatch.h"
@@ -87,7 +89,7 @@ namespace detail {
 
 // `input` itself, or a contiguous copy when it shares memory with `out` other than as the
 // very same elements (same start, shape and strides).
-inline Tensor without_partial_overlap(const Tensor& out, const Tensor& input) {
+[[gnu::always_inline]] inline Tensor without_partial_overlap(const Tensor& out, const Tensor& input) {
   if (!input.is_alias_of(out)) return input;
   if (input.data_ptr() == out.data_ptr() && input.sizes() == out.sizes() && input.strides() == out.strides()) {
     return input;
@@ -195,11 +197,15 @@ bool elementwise_contiguous(const Op& op, const Tensor& out, const std::array<Te
                            inputs[I].scalar_type() == dtype_of<std::tuple_element_t<I, typename Traits::args>>) &&
                           ...);
   if (!all_match) return false;
-  R* dst = static_cast<R*>(out.data_ptr());
-  [[maybe_unused]] const auto src = std::make_tuple(
-      static_cast<const std::tuple_element_t<I, typename Traits::args>*>(inputs[I].data_ptr())...);
-  parallel_for(out.numel(), kParallelGrain,
-               [&](int64_t begin, int64_t end) { contiguous_loop(op, dst, begin, end, std::get<I>(src)...); });
+  const std::array<char*, sizeof...(I) + 1> operands{static_cast<char*>(out.data_ptr()),
+                                                      static_cast<char*>(inputs[I].data_ptr())...};
+  launch(operands, [op, n = out.numel()](const std::array<char*, sizeof...(I) + 1>& p) {
+    R* dst = reinterpret_cast<R*>(p[0]);
+    [[maybe_unused]] const auto src =
+        std::make_tuple(reinterpret_cast<const std::tuple_element_t<I, typename Traits::args>*>(p[I + 1])...);
+    parallel_for(n, kParallelGrain,
+                 [&](int64_t begin, int64_t end) { contiguous_loop(op, dst, begin, end, std::get<I>(src)...); });
+  });
   return true;
 }
 
@@ -234,17 +240,21 @@ void elementwise_kernel(const Tensor& out, const Op& op, const Inputs&... inputs
   }
   std::array<IntArrayRef, kInputs + 1> stride_refs;
   for (size_t k = 0; k <= kInputs; ++k) stride_refs[k] = strides[k];
-  const StridedLoop<kInputs + 1> loop(out.sizes(), data, stride_refs);
-  const auto row = [&](const auto& ptrs, const auto& row_strides, int64_t n) {
-    detail::elementwise_row(op, ptrs, row_strides, dtypes, n, indices);
-  };
+  StridedLoop<kInputs + 1> loop(out.sizes(), data, stride_refs);
   // Threads take disjoint ranges of out, unless out repeats elements (an expanded out).
-  if (!loop.distinct_elements(0)) {
-    loop.run(row);
-    return;
-  }
-  parallel_for(loop.numel(), kParallelGrain,
-               [&](int64_t begin, int64_t end) { loop.run_range(begin, end, row); });
+  const bool threaded = loop.distinct_elements(0);
+  const std::array<char*, kInputs + 1> operands = loop.data();
+  launch(operands, [loop = std::move(loop), op, dtypes, threaded](const std::array<char*, kInputs + 1>& p) {
+    const auto row = [&](const auto& ptrs, const auto& row_strides, int64_t n) {
+      detail::elementwise_row(op, ptrs, row_strides, dtypes, n, std::make_index_sequence<kInputs>());
+    };
+    if (!threaded) {
+      loop.run_range(p, 0, loop.numel(), row);
+      return;
+    }
+    parallel_for(loop.numel(), kParallelGrain,
+                 [&](int64_t begin, int64_t end) { loop.run_range(p, begin, end, row); });
+  });
 }
 
 // The elementwise kernels of an operator dispatched on `scalar_t`: the inputs load as

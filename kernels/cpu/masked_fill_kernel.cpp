@@ -8,6 +8,7 @@
 namespace tg {
 
 Tensor native::masked_fill_cpu_(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   check_masked_fill(self, mask);
   TG_DISPATCH_ALL_TYPES(self.scalar_type(), "masked_fill_", [&] {
     const scalar_t fill = value.to<scalar_t>();

@@ -11,6 +11,7 @@ namespace tg {
 namespace {
 
 void float_unary_out(FloatUnaryOp op, const Tensor& self, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_DISPATCH_FLOATING_TYPES(out.scalar_type(), float_unary_name(op), [&] {
     using T = opmath_t<scalar_t>;
     cpu::unary_kernel<scalar_t>(out, self, [op](T x) { return math::float_unary(op, x); });
@@ -18,6 +19,7 @@ void float_unary_out(FloatUnaryOp op, const Tensor& self, const Tensor& out) {
 }
 
 void math_binary_out(MathBinaryOp op, const Tensor& self, const Tensor& other, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   const auto run = [&](auto tag) {
     using S = typename decltype(tag)::type;
     using T = opmath_t<S>;

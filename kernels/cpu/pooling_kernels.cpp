@@ -1,10 +1,8 @@
-// CPU kernels of max_pool2d_with_indices and avg_pool2d and their backward operators. Every
-// [H, W] plane (the leading dims flattened) is pooled on its own, with the window
-// computations of pooling_window.h (shared with the CUDA kernels). Indices are flat within
-// the plane: row * W + column.
-#include <algorithm>
-#include <cmath>
-#include <limits>
+// CPU kernels of pooling (schemas/pooling.yaml): max and average pooling, sliding and adaptive,
+// 2-d and 3-d, and their backward operators. Every operator is one of four cores below over a
+// PoolShape (2-d as 3-d over a depth of 1); every [D, H, W] plane (the leading dims flattened)
+// is pooled on its own with the window computations of pooling_window.h (shared with the
+// CUDA kernels). Indices are flat within the plane: (z * H + y) * W + x.
 #include <vector>
 
 #include "NativeFunctions.h"
@@ -19,125 +17,220 @@ namespace tg {
 
 namespace {
 
-Pool2dShape max_pool_shape(const char* op, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
-                           IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  return pool2d_shape(op, self.sizes(), kernel_size, stride, padding, dilation, ceil_mode, true);
+// Calls cell(plane, wz, wy, wx, o) for every output o (flat, in order) and its windows.
+template <typename Cell>
+void for_each_window(const PoolShape& s, const Cell& cell) {
+  int64_t o = 0;
+  for (int64_t p = 0; p < s.planes; ++p) {
+    for (int64_t oz = 0; oz < s.output[0]; ++oz) {
+      const Window wz = pooling_window(s, 0, oz);
+      for (int64_t oy = 0; oy < s.output[1]; ++oy) {
+        const Window wy = pooling_window(s, 1, oy);
+        for (int64_t ox = 0; ox < s.output[2]; ++ox) cell(p, wz, wy, pooling_window(s, 2, ox), o++);
+      }
+    }
+  }
 }
 
-Pool2dShape avg_pool_shape(const char* op, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
-                           IntArrayRef padding, bool ceil_mode) {
-  return pool2d_shape(op, self.sizes(), kernel_size, stride, padding, {1}, ceil_mode, false);
-}
-
-}  // namespace
-
-void native::max_pool2d_with_indices_out_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
-                                             IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
-                                             const Tensor& out, const Tensor& indices) {
-  const Pool2dShape s = max_pool_shape("max_pool2d", self, kernel_size, stride, padding, dilation, ceil_mode);
-  TG_DISPATCH_FLOATING_TYPES(self.scalar_type(), "max_pool2d", [&] {
+void max_pool(const char* op, const PoolShape& s, const Tensor& self, const Tensor& out,
+              const Tensor& indices) {
+  TG_DISPATCH_FLOATING_TYPES(self.scalar_type(), op, [&] {
     using T = opmath_t<scalar_t>;
     const Tensor input = cpu::contiguous_as(self, self.scalar_type());
     const scalar_t* x = input.data_ptr<scalar_t>();
     scalar_t* y = out.data_ptr<scalar_t>();
     int64_t* at = indices.data_ptr<int64_t>();
+    for_each_window(s, [&](int64_t p, Window wz, Window wy, Window wx, int64_t o) {
+      const scalar_t* plane = x + p * s.input_plane();
+      T best;
+      int64_t best_index;
+      max_pool_window(s, wz, wy, wx, [plane](int64_t offset) { return cpu::convert<T>(plane[offset]); }, best,
+                      best_index);
+      y[o] = cpu::convert<scalar_t>(best);
+      at[o] = best_index;
+    });
+  });
+}
+
+// grad_input[plane, indices[plane, o]] += grad_output[plane, o].
+void max_pool_backward(const char* op, const PoolShape& s, const Tensor& grad_output, const Tensor& indices,
+                       const Tensor& grad_input) {
+  const int64_t in_plane = s.input_plane(), out_plane = s.output_plane();
+  TG_DISPATCH_FLOATING_TYPES(grad_input.scalar_type(), op, [&] {
+    using T = opmath_t<scalar_t>;
+    const Tensor grad_t = cpu::contiguous_as(grad_output, grad_input.scalar_type());
+    const Tensor index_t = check_max_pool_indices(op, indices, in_plane);
+    const scalar_t* g = grad_t.data_ptr<scalar_t>();
+    const int64_t* at = index_t.data_ptr<int64_t>();
+    std::vector<T> sums(static_cast<size_t>(s.planes * in_plane), T(0));
     for (int64_t p = 0; p < s.planes; ++p) {
-      const scalar_t* plane = x + p * s.height * s.width;
-      const auto load = [plane](int64_t offset) { return cpu::convert<T>(plane[offset]); };
-      for (int64_t oy = 0; oy < s.out_height; ++oy) {
-        for (int64_t ox = 0; ox < s.out_width; ++ox) {
-          T best;
-          int64_t best_index;
-          max_pool_window(s, oy, ox, load, best, best_index);
-          const int64_t o = (p * s.out_height + oy) * s.out_width + ox;
-          y[o] = cpu::convert<scalar_t>(best);
-          at[o] = best_index;
-        }
+      for (int64_t o = 0; o < out_plane; ++o) {
+        sums[p * in_plane + at[p * out_plane + o]] += cpu::convert<T>(g[p * out_plane + o]);
       }
     }
+    cpu::store_row(static_cast<char*>(grad_input.data_ptr()), sizeof(scalar_t), grad_input.scalar_type(),
+                   sums.data(), static_cast<int64_t>(sums.size()));
   });
+}
+
+void avg_pool(const char* op, const PoolShape& s, AvgPoolDivisor divisor, const Tensor& self,
+              const Tensor& out) {
+  TG_DISPATCH_FLOATING_TYPES(self.scalar_type(), op, [&] {
+    using T = opmath_t<scalar_t>;
+    const Tensor input = cpu::contiguous_as(self, self.scalar_type());
+    const scalar_t* x = input.data_ptr<scalar_t>();
+    scalar_t* y = out.data_ptr<scalar_t>();
+    for_each_window(s, [&](int64_t p, Window wz, Window wy, Window wx, int64_t o) {
+      const scalar_t* plane = x + p * s.input_plane();
+      y[o] = cpu::convert<scalar_t>(avg_pool_window<T>(
+          s, wz, wy, wx, divisor, [plane](int64_t offset) { return cpu::convert<T>(plane[offset]); }));
+    });
+  });
+}
+
+// Each output's share (grad / divisor) added to the input elements its window covers.
+void avg_pool_backward(const char* op, const PoolShape& s, AvgPoolDivisor divisor, const Tensor& grad_output,
+                       const Tensor& grad_input) {
+  TG_DISPATCH_FLOATING_TYPES(grad_input.scalar_type(), op, [&] {
+    using T = opmath_t<scalar_t>;
+    const Tensor grad_t = cpu::contiguous_as(grad_output, grad_input.scalar_type());
+    const scalar_t* g = grad_t.data_ptr<scalar_t>();
+    std::vector<T> sums(static_cast<size_t>(s.planes * s.input_plane()), T(0));
+    for_each_window(s, [&](int64_t p, Window wz, Window wy, Window wx, int64_t o) {
+      T* plane = sums.data() + p * s.input_plane();
+      const T share = cpu::convert<T>(g[o]) / static_cast<T>(avg_pool_divisor(s, wz, wy, wx, divisor));
+      for (int64_t z = clip_begin(wz); z < clip_end(wz, s.input[0]); ++z) {
+        for (int64_t y = clip_begin(wy); y < clip_end(wy, s.input[1]); ++y) {
+          T* row = plane + (z * s.input[1] + y) * s.input[2];
+          for (int64_t x = clip_begin(wx); x < clip_end(wx, s.input[2]); ++x) row[x] += share;
+        }
+      }
+    });
+    cpu::store_row(static_cast<char*>(grad_input.data_ptr()), sizeof(scalar_t), grad_input.scalar_type(),
+                   sums.data(), static_cast<int64_t>(sums.size()));
+  });
+}
+
+}  // namespace
+
+// The operators: each computes its PoolShape and runs a core.
+
+void native::max_pool2d_with_indices_out_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                             IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
+                                             const Tensor& out, const Tensor& indices) {
+  const char* op = "max_pool2d";
+  max_pool(op, max_pool_shape<2>(op, self.sizes(), kernel_size, stride, padding, dilation, ceil_mode), self, out,
+           indices);
+}
+
+void native::max_pool3d_with_indices_out_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                             IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
+                                             const Tensor& out, const Tensor& indices) {
+  const char* op = "max_pool3d";
+  max_pool(op, max_pool_shape<3>(op, self.sizes(), kernel_size, stride, padding, dilation, ceil_mode), self, out,
+           indices);
+}
+
+void native::adaptive_max_pool2d_out_cpu(const Tensor& self, IntArrayRef output_size, const Tensor& out,
+                                         const Tensor& indices) {
+  const char* op = "adaptive_max_pool2d";
+  max_pool(op, adaptive_pool_shape<2>(op, self.sizes(), output_size), self, out, indices);
+}
+
+void native::adaptive_max_pool3d_out_cpu(const Tensor& self, IntArrayRef output_size, const Tensor& out,
+                                         const Tensor& indices) {
+  const char* op = "adaptive_max_pool3d";
+  max_pool(op, adaptive_pool_shape<3>(op, self.sizes(), output_size), self, out, indices);
 }
 
 void native::max_pool2d_with_indices_backward_out_cpu(const Tensor& grad_output, const Tensor& self,
                                                       IntArrayRef kernel_size, IntArrayRef stride,
                                                       IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
                                                       const Tensor& indices, const Tensor& grad_input) {
-  const Pool2dShape s =
-      max_pool_shape("max_pool2d_backward", self, kernel_size, stride, padding, dilation, ceil_mode);
-  const int64_t plane_size = s.height * s.width, out_plane = s.out_height * s.out_width;
-  TG_DISPATCH_FLOATING_TYPES(grad_input.scalar_type(), "max_pool2d_backward", [&] {
-    using T = opmath_t<scalar_t>;
-    const Tensor grad_t = cpu::contiguous_as(grad_output, grad_input.scalar_type());
-    const Tensor index_t = check_max_pool_indices(indices, s.height, s.width);
-    const scalar_t* g = grad_t.data_ptr<scalar_t>();
-    const int64_t* at = index_t.data_ptr<int64_t>();
-    std::vector<T> sums(static_cast<size_t>(s.planes * plane_size), T(0));
-    for (int64_t p = 0; p < s.planes; ++p) {
-      for (int64_t o = 0; o < out_plane; ++o) {
-        const int64_t k = at[p * out_plane + o];
-        sums[p * plane_size + k] += cpu::convert<T>(g[p * out_plane + o]);
-      }
-    }
-    cpu::store_row(static_cast<char*>(grad_input.data_ptr()), sizeof(scalar_t), grad_input.scalar_type(),
-                   sums.data(), static_cast<int64_t>(sums.size()));
-  });
+  const char* op = "max_pool2d_backward";
+  max_pool_backward(op, max_pool_shape<2>(op, self.sizes(), kernel_size, stride, padding, dilation, ceil_mode),
+                    grad_output, indices, grad_input);
+}
+
+void native::max_pool3d_with_indices_backward_out_cpu(const Tensor& grad_output, const Tensor& self,
+                                                      IntArrayRef kernel_size, IntArrayRef stride,
+                                                      IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
+                                                      const Tensor& indices, const Tensor& grad_input) {
+  const char* op = "max_pool3d_backward";
+  max_pool_backward(op, max_pool_shape<3>(op, self.sizes(), kernel_size, stride, padding, dilation, ceil_mode),
+                    grad_output, indices, grad_input);
+}
+
+void native::adaptive_max_pool2d_backward_out_cpu(const Tensor& grad_output, const Tensor& self,
+                                                  const Tensor& indices, const Tensor& grad_input) {
+  const char* op = "adaptive_max_pool2d_backward";
+  max_pool_backward(op, adaptive_backward_shape<2>(op, self.sizes(), grad_output.sizes()), grad_output, indices,
+                    grad_input);
+}
+
+void native::adaptive_max_pool3d_backward_out_cpu(const Tensor& grad_output, const Tensor& self,
+                                                  const Tensor& indices, const Tensor& grad_input) {
+  const char* op = "adaptive_max_pool3d_backward";
+  max_pool_backward(op, adaptive_backward_shape<3>(op, self.sizes(), grad_output.sizes()), grad_output, indices,
+                    grad_input);
 }
 
 void native::avg_pool2d_out_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                                 bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override,
                                 const Tensor& out) {
-  const Pool2dShape s = avg_pool_shape("avg_pool2d", self, kernel_size, stride, padding, ceil_mode);
-  TG_DISPATCH_FLOATING_TYPES(self.scalar_type(), "avg_pool2d", [&] {
-    using T = opmath_t<scalar_t>;
-    const Tensor input = cpu::contiguous_as(self, self.scalar_type());
-    const scalar_t* x = input.data_ptr<scalar_t>();
-    scalar_t* y = out.data_ptr<scalar_t>();
-    for (int64_t p = 0; p < s.planes; ++p) {
-      const scalar_t* plane = x + p * s.height * s.width;
-      const auto load = [plane](int64_t offset) { return cpu::convert<T>(plane[offset]); };
-      for (int64_t oy = 0; oy < s.out_height; ++oy) {
-        for (int64_t ox = 0; ox < s.out_width; ++ox) {
-          const T average = avg_pool_window<T>(s, oy, ox, count_include_pad, divisor_override.has_value(),
-                                               divisor_override.value_or(0), load);
-          y[(p * s.out_height + oy) * s.out_width + ox] = cpu::convert<scalar_t>(average);
-        }
-      }
-    }
-  });
+  const char* op = "avg_pool2d";
+  avg_pool(op, avg_pool_shape<2>(op, self.sizes(), kernel_size, stride, padding, ceil_mode),
+           avg_pool_divisor_options(count_include_pad, divisor_override), self, out);
+}
+
+void native::avg_pool3d_out_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                                bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override,
+                                const Tensor& out) {
+  const char* op = "avg_pool3d";
+  avg_pool(op, avg_pool_shape<3>(op, self.sizes(), kernel_size, stride, padding, ceil_mode),
+           avg_pool_divisor_options(count_include_pad, divisor_override), self, out);
+}
+
+void native::adaptive_avg_pool2d_out_cpu(const Tensor& self, IntArrayRef output_size, const Tensor& out) {
+  const char* op = "adaptive_avg_pool2d";
+  avg_pool(op, adaptive_pool_shape<2>(op, self.sizes(), output_size), kAdaptiveAvgPoolDivisor, self, out);
+}
+
+void native::adaptive_avg_pool3d_out_cpu(const Tensor& self, IntArrayRef output_size, const Tensor& out) {
+  const char* op = "adaptive_avg_pool3d";
+  avg_pool(op, adaptive_pool_shape<3>(op, self.sizes(), output_size), kAdaptiveAvgPoolDivisor, self, out);
 }
 
 void native::avg_pool2d_backward_out_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
                                          IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
                                          bool count_include_pad, std::optional<int64_t> divisor_override,
                                          const Tensor& grad_input) {
-  const Pool2dShape s = avg_pool_shape("avg_pool2d_backward", self, kernel_size, stride, padding, ceil_mode);
-  const int64_t plane_size = s.height * s.width;
-  TG_DISPATCH_FLOATING_TYPES(grad_input.scalar_type(), "avg_pool2d_backward", [&] {
-    using T = opmath_t<scalar_t>;
-    const Tensor grad_t = cpu::contiguous_as(grad_output, grad_input.scalar_type());
-    const scalar_t* g = grad_t.data_ptr<scalar_t>();
-    std::vector<T> sums(static_cast<size_t>(s.planes * plane_size), T(0));
-    for (int64_t p = 0; p < s.planes; ++p) {
-      T* plane = sums.data() + p * plane_size;
-      for (int64_t oy = 0; oy < s.out_height; ++oy) {
-        const Window wy = pooling_window(oy, s.kernel[0], s.stride[0], s.padding[0], s.height);
-        for (int64_t ox = 0; ox < s.out_width; ++ox) {
-          const Window wx = pooling_window(ox, s.kernel[1], s.stride[1], s.padding[1], s.width);
-          const int64_t divisor = avg_pool_divisor(wy, wx, s.height, s.width, count_include_pad,
-                                                   divisor_override.has_value(), divisor_override.value_or(0));
-          const T share =
-              cpu::convert<T>(g[(p * s.out_height + oy) * s.out_width + ox]) / static_cast<T>(divisor);
-          for (int64_t row = clip_begin(wy); row < clip_end(wy, s.height); ++row) {
-            for (int64_t column = clip_begin(wx); column < clip_end(wx, s.width); ++column) {
-              plane[row * s.width + column] += share;
-            }
-          }
-        }
-      }
-    }
-    cpu::store_row(static_cast<char*>(grad_input.data_ptr()), sizeof(scalar_t), grad_input.scalar_type(),
-                   sums.data(), static_cast<int64_t>(sums.size()));
-  });
+  const char* op = "avg_pool2d_backward";
+  avg_pool_backward(op, avg_pool_shape<2>(op, self.sizes(), kernel_size, stride, padding, ceil_mode),
+                    avg_pool_divisor_options(count_include_pad, divisor_override), grad_output, grad_input);
+}
+
+void native::avg_pool3d_backward_out_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
+                                         IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                                         bool count_include_pad, std::optional<int64_t> divisor_override,
+                                         const Tensor& grad_input) {
+  const char* op = "avg_pool3d_backward";
+  avg_pool_backward(op, avg_pool_shape<3>(op, self.sizes(), kernel_size, stride, padding, ceil_mode),
+                    avg_pool_divisor_options(count_include_pad, divisor_override), grad_output, grad_input);
+}
+
+void native::adaptive_avg_pool2d_backward_out_cpu(const Tensor& grad_output, const Tensor& self,
+                                                  const Tensor& grad_input) {
+  const char* op = "adaptive_avg_pool2d_backward";
+  avg_pool_backward(op, adaptive_backward_shape<2>(op, self.sizes(), grad_output.sizes()), kAdaptiveAvgPoolDivisor,
+                    grad_output, grad_input);
+}
+
+void native::adaptive_avg_pool3d_backward_out_cpu(const Tensor& grad_output, const Tensor& self,
+                                                  const Tensor& grad_input) {
+  const char* op = "adaptive_avg_pool3d_backward";
+  avg_pool_backward(op, adaptive_backward_shape<3>(op, self.sizes(), grad_output.sizes()), kAdaptiveAvgPoolDivisor,
+                    grad_output, grad_input);
 }
 
 }  // namespace tg

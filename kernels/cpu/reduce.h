@@ -22,56 +22,79 @@
 
 namespace tg::cpu {
 
+// The walk of reduce_into for one input geometry, worked out once: run() folds an input laid
+// out as `self` was, at any address, into accumulators at any address (a launch replays it:
+// cpu/launch.h). Precondition: self has elements.
 template <typename In, typename Reducer>
-void reduce_into(typename Reducer::acc_t* acc, const Tensor& self, const DimMask& mask, const Reducer& reducer) {
+class ReductionLoop {
+ public:
   using Acc = typename Reducer::acc_t;
-  if (self.numel() == 0) return;
-  const IntArrayRef sizes = self.sizes();
-  DimVector acc_strides(sizes.size(), 0);
-  int64_t running = static_cast<int64_t>(sizeof(Acc));
-  for (size_t d = sizes.size(); d-- > 0;) {
-    if (mask.test(d)) continue;
-    acc_strides[d] = running;
-    running *= sizes[d];
-  }
-  const DimVector self_strides = byte_strides(self);
-  const ScalarType dtype = self.scalar_type();
-  // The input is operand 0, so its memory order decides the iteration order.
-  StridedLoop<2> loop(sizes, {static_cast<char*>(self.data_ptr()), reinterpret_cast<char*>(acc)},
-                      {IntArrayRef(self_strides), IntArrayRef(acc_strides)});
-  RowInput<In> x;
-  loop.run([&](const auto& ptrs, const auto& strides, int64_t n) {
-    // Without conversion the whole row is one chunk, so reduce_row sees all of it.
-    const int64_t chunk = dtype == dtype_of<In> ? n : kRowChunk;
-    for (int64_t begin = 0; begin < n; begin += chunk) {
-      const int64_t m = std::min(chunk, n - begin);
-      x.prepare(ptrs[0] + begin * strides[0], strides[0], dtype, m);
-      if (strides[1] == 0) {
-        Acc& slot = *reinterpret_cast<Acc*>(ptrs[1]);
-        if constexpr (requires { reducer.reduce_row(slot, x.typed(), m); }) {
-          if (x.contiguous()) {
-            slot = reducer.reduce_row(slot, x.typed(), m);
-            continue;
+
+  ReductionLoop(const Tensor& self, const DimMask& mask)
+      : loop_(make_loop(self, mask)), dtype_(self.scalar_type()) {}
+
+  void run(const char* self_data, Acc* acc, const Reducer& reducer) const {
+    const ScalarType dtype = dtype_;
+    RowInput<In> x;
+    loop_.run_range({const_cast<char*>(self_data), reinterpret_cast<char*>(acc)}, 0, loop_.numel(),
+                    [&](const auto& ptrs, const auto& strides, int64_t n) {
+      // Without conversion the whole row is one chunk, so reduce_row sees all of it.
+      const int64_t chunk = dtype == dtype_of<In> ? n : kRowChunk;
+      for (int64_t begin = 0; begin < n; begin += chunk) {
+        const int64_t m = std::min(chunk, n - begin);
+        x.prepare(ptrs[0] + begin * strides[0], strides[0], dtype, m);
+        if (strides[1] == 0) {
+          Acc& slot = *reinterpret_cast<Acc*>(ptrs[1]);
+          if constexpr (requires { reducer.reduce_row(slot, x.typed(), m); }) {
+            if (x.contiguous()) {
+              slot = reducer.reduce_row(slot, x.typed(), m);
+              continue;
+            }
+          }
+          Acc value = slot;
+          for (int64_t j = 0; j < m; ++j) value = reducer.combine(value, x[j]);
+          slot = value;
+        } else if (strides[1] == static_cast<int64_t>(sizeof(Acc)) && x.contiguous()) {
+          // A row of accumulators over a contiguous input row (a reduction over outer dims):
+          // typed pointers, so that the compiler vectorises it.
+          Acc* slots = reinterpret_cast<Acc*>(ptrs[1]) + begin;
+          const In* values = x.typed();
+          for (int64_t j = 0; j < m; ++j) slots[j] = reducer.combine(slots[j], values[j]);
+        } else {
+          char* slots = ptrs[1] + begin * strides[1];
+          for (int64_t j = 0; j < m; ++j) {
+            Acc& slot = *reinterpret_cast<Acc*>(slots + j * strides[1]);
+            slot = reducer.combine(slot, x[j]);
           }
         }
-        Acc value = slot;
-        for (int64_t j = 0; j < m; ++j) value = reducer.combine(value, x[j]);
-        slot = value;
-      } else if (strides[1] == static_cast<int64_t>(sizeof(Acc)) && x.contiguous()) {
-        // A row of accumulators over a contiguous input row (a reduction over outer dims):
-        // typed pointers, so that the compiler vectorises it.
-        Acc* slots = reinterpret_cast<Acc*>(ptrs[1]) + begin;
-        const In* values = x.typed();
-        for (int64_t j = 0; j < m; ++j) slots[j] = reducer.combine(slots[j], values[j]);
-      } else {
-        char* slots = ptrs[1] + begin * strides[1];
-        for (int64_t j = 0; j < m; ++j) {
-          Acc& slot = *reinterpret_cast<Acc*>(slots + j * strides[1]);
-          slot = reducer.combine(slot, x[j]);
-        }
       }
+    });
+  }
+
+ private:
+  // The input is operand 0, so its memory order decides the iteration order.
+  static StridedLoop<2> make_loop(const Tensor& self, const DimMask& mask) {
+    const IntArrayRef sizes = self.sizes();
+    DimVector acc_strides(sizes.size(), 0);
+    int64_t running = static_cast<int64_t>(sizeof(Acc));
+    for (size_t d = sizes.size(); d-- > 0;) {
+      if (mask.test(d)) continue;
+      acc_strides[d] = running;
+      running *= sizes[d];
     }
-  });
+    const DimVector self_strides = byte_strides(self);
+    return StridedLoop<2>(sizes, {static_cast<char*>(self.data_ptr()), nullptr},
+                          {IntArrayRef(self_strides), IntArrayRef(acc_strides)});
+  }
+
+  StridedLoop<2> loop_;
+  ScalarType dtype_;
+};
+
+template <typename In, typename Reducer>
+void reduce_into(typename Reducer::acc_t* acc, const Tensor& self, const DimMask& mask, const Reducer& reducer) {
+  if (self.numel() == 0) return;
+  ReductionLoop<In, Reducer>(self, mask).run(static_cast<const char*>(self.data_ptr()), acc, reducer);
 }
 
 }  // namespace tg::cpu

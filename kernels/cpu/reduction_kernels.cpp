@@ -2,8 +2,10 @@
 // They fold the input into one accumulator per output element (cpu/reduce.h) and then
 // convert the accumulators to the out dtype.
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <type_traits>
 
 #include "NativeFunctions.h"
@@ -92,16 +94,22 @@ struct ExtremumReducer {
 
 // Folds self over `mask` into one accumulator per element of `out`, then writes
 // finish(accumulator) converted to out's dtype. out is contiguous (the kernel contract).
+// One launch (cpu/launch.h): the accumulators are its own scratch, made per run.
 template <typename In, typename Reducer, typename Finish>
 void reduce_to_output(const Tensor& self, const DimMask& mask, const Tensor& out, const Reducer& reducer,
                       typename Reducer::acc_t identity, const Finish& finish) {
   using Acc = typename Reducer::acc_t;
-  const int64_t n = out.numel();
-  const std::unique_ptr<Acc[]> acc(new Acc[static_cast<size_t>(n)]);  // not std::vector: Acc may be bool
-  std::fill_n(acc.get(), n, identity);
-  cpu::reduce_into<In>(acc.get(), self, mask, reducer);
-  for (int64_t i = 0; i < n; ++i) acc[i] = finish(acc[i]);
-  cpu::store_row(static_cast<char*>(out.data_ptr()), out.element_size(), out.scalar_type(), acc.get(), n);
+  using Loop = cpu::ReductionLoop<In, Reducer>;
+  std::optional<Loop> loop = self.numel() == 0 ? std::nullopt : std::optional<Loop>(Loop(self, mask));
+  const std::array<char*, 2> operands{static_cast<char*>(out.data_ptr()), static_cast<char*>(self.data_ptr())};
+  cpu::launch(operands, [loop = std::move(loop), reducer, identity, finish, n = out.numel(),
+                         out_size = out.element_size(), out_dtype = out.scalar_type()](const std::array<char*, 2>& p) {
+    const std::unique_ptr<Acc[]> acc(new Acc[static_cast<size_t>(n)]);  // not std::vector: Acc may be bool
+    std::fill_n(acc.get(), n, identity);
+    if (loop) loop->run(p[1], acc.get(), reducer);
+    for (int64_t i = 0; i < n; ++i) acc[i] = finish(acc[i]);
+    cpu::store_row(p[0], out_size, out_dtype, acc.get(), n);
+  });
 }
 
 template <bool kMax>
@@ -118,6 +126,7 @@ void extremum_out(const char* op, const Tensor& self, IntArrayRef dim, const Ten
 
 void native::sum_out_cpu(const Tensor& self, OptionalIntArrayRef dim, bool /*keepdim*/,
                          std::optional<ScalarType> /*dtype*/, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   const DimMask mask = make_dim_mask(dim, self.dim(), "sum");
   TG_DISPATCH_ALL_TYPES(out.scalar_type(), "sum", [&] {
     using In = opmath_t<scalar_t>;  // elements convert to the out dtype first, as PyTorch's sum(dtype=)
@@ -129,6 +138,7 @@ void native::sum_out_cpu(const Tensor& self, OptionalIntArrayRef dim, bool /*kee
 // The mean of an empty reduction is NaN (0 / 0), as in PyTorch.
 void native::mean_out_cpu(const Tensor& self, OptionalIntArrayRef dim, bool /*keepdim*/,
                           std::optional<ScalarType> /*dtype*/, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   const DimMask mask = make_dim_mask(dim, self.dim(), "mean");
   const double count = static_cast<double>(reduced_numel(self.sizes(), mask));
   TG_DISPATCH_FLOATING_TYPES(out.scalar_type(), "mean", [&] {
@@ -138,10 +148,12 @@ void native::mean_out_cpu(const Tensor& self, OptionalIntArrayRef dim, bool /*ke
 }
 
 void native::amax_out_cpu(const Tensor& self, IntArrayRef dim, bool /*keepdim*/, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   extremum_out<true>("amax", self, dim, out);
 }
 
 void native::amin_out_cpu(const Tensor& self, IntArrayRef dim, bool /*keepdim*/, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   extremum_out<false>("amin", self, dim, out);
 }
 

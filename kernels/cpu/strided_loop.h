@@ -62,17 +62,24 @@ class StridedLoop {
   // elements of operand k are at ptrs[k] + j * strides[k], j < n.
   template <typename Row>
   void run(Row&& row) const {
-    run_range(0, numel(), row);
+    run_range(data_, 0, numel(), row);
   }
 
   // The same over the elements [begin, end) of the iteration order only: rows at the ends of
   // the range are partial. Disjoint ranges may run on different threads.
   template <typename Row>
   void run_range(int64_t begin, int64_t end, Row&& row) const {
+    run_range(data_, begin, end, row);
+  }
+
+  // The same with the operands starting at `data` instead of the constructor's (a launch
+  // replays the loop from the addresses it holds: see cpu/launch.h).
+  template <typename Row>
+  void run_range(const Pointers& data, int64_t begin, int64_t end, Row&& row) const {
     if (empty_ || begin >= end) return;
     const int64_t ndim = static_cast<int64_t>(shape_.size());
     if (ndim == 0) {
-      row(data_, Strides{}, int64_t{1});
+      row(data, Strides{}, int64_t{1});
       return;
     }
     Strides inner;
@@ -80,7 +87,7 @@ class StridedLoop {
     const int64_t n = shape_[ndim - 1];
     // The position of element `begin`: its index along each dim, and the operands' pointers.
     DimVector counter(static_cast<size_t>(ndim), 0);
-    Pointers ptrs = data_;
+    Pointers ptrs = data;
     for (int64_t d = ndim - 1, rest = begin; d >= 0; --d) {
       counter[d] = rest % shape_[d];
       rest /= shape_[d];
@@ -105,6 +112,9 @@ class StridedLoop {
       }
     }
   }
+
+  // The operands' base addresses given to the constructor.
+  const Pointers& data() const { return data_; }
 
   // The number of elements iterated (the product of the shape).
   int64_t numel() const {

@@ -2,10 +2,12 @@
 #include "cpu/transpose_copy.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 
 #include "core/dim_vector.h"
+#include "cpu/launch.h"
 #include "cpu/parallel.h"
 
 namespace tg::cpu {
@@ -86,16 +88,22 @@ bool copy_transposed(const Tensor& dst, const Tensor& src) {
     plan.outer_dst_strides.push_back(dst.strides()[d]);
     plan.outer_src_strides.push_back(src.strides()[d]);
   }
+  const int64_t element_size = dst.element_size();
+  if (element_size != 1 && element_size != 2 && element_size != 4 && element_size != 8) return false;
   // Elements are moved as unsigned integers of their size: a copy converts nothing here.
-  char* out = static_cast<char*>(dst.data_ptr());
-  const char* in = static_cast<const char*>(src.data_ptr());
-  switch (dst.element_size()) {
-    case 1: run_tiles(plan, reinterpret_cast<uint8_t*>(out), reinterpret_cast<const uint8_t*>(in)); return true;
-    case 2: run_tiles(plan, reinterpret_cast<uint16_t*>(out), reinterpret_cast<const uint16_t*>(in)); return true;
-    case 4: run_tiles(plan, reinterpret_cast<uint32_t*>(out), reinterpret_cast<const uint32_t*>(in)); return true;
-    case 8: run_tiles(plan, reinterpret_cast<uint64_t*>(out), reinterpret_cast<const uint64_t*>(in)); return true;
-    default: return false;
-  }
+  launch(std::array<char*, 2>{static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr())},
+         [plan, element_size](const std::array<char*, 2>& p) {
+           const auto run = [&]<typename T>(T*) {
+             run_tiles(plan, reinterpret_cast<T*>(p[0]), reinterpret_cast<const T*>(p[1]));
+           };
+           switch (element_size) {
+             case 1: return run(static_cast<uint8_t*>(nullptr));
+             case 2: return run(static_cast<uint16_t*>(nullptr));
+             case 4: return run(static_cast<uint32_t*>(nullptr));
+             default: return run(static_cast<uint64_t*>(nullptr));
+           }
+         });
+  return true;
 }
 
 }  // namespace tg::cpu

@@ -13,6 +13,7 @@
 namespace tg {
 
 void native::neg_out_cpu(const Tensor& self, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_DISPATCH_NUMERIC_TYPES(out.scalar_type(), "neg", [&] {
     cpu::unary_kernel<scalar_t>(out, self, [](auto x) { return math::neg(x); });
   });
@@ -20,24 +21,28 @@ void native::neg_out_cpu(const Tensor& self, const Tensor& out) {
 
 // No bool, as LibTorch's abs.
 void native::abs_out_cpu(const Tensor& self, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_DISPATCH_NUMERIC_TYPES(out.scalar_type(), "abs", [&] {
     cpu::unary_kernel<scalar_t>(out, self, [](auto x) { return math::abs(x); });
   });
 }
 
 void native::exp_out_cpu(const Tensor& self, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_DISPATCH_FLOATING_TYPES(out.scalar_type(), "exp", [&] {
     cpu::unary_kernel<scalar_t>(out, self, [](auto x) { return std::exp(x); });
   });
 }
 
 void native::log_out_cpu(const Tensor& self, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_DISPATCH_FLOATING_TYPES(out.scalar_type(), "log", [&] {
     cpu::unary_kernel<scalar_t>(out, self, [](auto x) { return std::log(x); });
   });
 }
 
 void native::sqrt_out_cpu(const Tensor& self, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_DISPATCH_FLOATING_TYPES(out.scalar_type(), "sqrt", [&] {
     cpu::unary_kernel<scalar_t>(out, self, [](auto x) { return std::sqrt(x); });
   });
@@ -45,6 +50,7 @@ void native::sqrt_out_cpu(const Tensor& self, const Tensor& out) {
 
 // relu(NaN) is NaN, as PyTorch's clamp_min(x, 0).
 void native::relu_out_cpu(const Tensor& self, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_DISPATCH_NUMERIC_TYPES(out.scalar_type(), "relu", [&] {
     cpu::unary_kernel<scalar_t>(out, self, [](auto x) {
       using T = decltype(x);
@@ -54,12 +60,14 @@ void native::relu_out_cpu(const Tensor& self, const Tensor& out) {
 }
 
 void native::sigmoid_out_cpu(const Tensor& self, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_DISPATCH_FLOATING_TYPES(out.scalar_type(), "sigmoid", [&] {
     cpu::vectorized_unary_kernel<scalar_t>(out, self, [](auto x) { return activation::sigmoid(x); });
   });
 }
 
 void native::tanh_out_cpu(const Tensor& self, const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_DISPATCH_FLOATING_TYPES(out.scalar_type(), "tanh", [&] {
     cpu::vectorized_unary_kernel<scalar_t>(out, self, [](auto x) { return hd::tanh(x); });
   });
@@ -68,6 +76,7 @@ void native::tanh_out_cpu(const Tensor& self, const Tensor& out) {
 // min(max(x, lo), hi): hi wins when lo > hi; a NaN input or bound gives NaN.
 void native::clamp_out_cpu(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
                            const Tensor& out) {
+  cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_DISPATCH_NUMERIC_TYPES(out.scalar_type(), "clamp", [&] {
     using T = opmath_t<scalar_t>;
     const std::optional<T> lo = min ? std::optional<T>(min->to<T>()) : std::nullopt;

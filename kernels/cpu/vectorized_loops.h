@@ -5,8 +5,10 @@
 // dtypes, strides, broadcasting, conversion) is the scalar elementwise kernel with the same op.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "cpu/loops.h"
 #include "cpu/vectorized.h"
@@ -42,14 +44,20 @@ template <typename Op, typename... Inputs>
 bool vectorized_contiguous(const Op& op, const Tensor& out, const Inputs&... inputs) {
   const auto fits = [&](const Tensor& t) { return t.scalar_type() == kFloat && t.is_contiguous(); };
   if (!fits(out) || !((fits(inputs) && inputs.sizes() == out.sizes()) && ...)) return false;
-  float* dst = static_cast<float*>(out.data_ptr());
-  const bool avx2 = vec::has_avx2_fma();
-  parallel_for(out.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-    if (avx2) {
-      vectorized_map_avx2(op, dst + begin, end - begin, static_cast<const float*>(inputs.data_ptr()) + begin...);
-    } else {
-      vectorized_map<vec::Vec4>(op, dst + begin, end - begin, static_cast<const float*>(inputs.data_ptr()) + begin...);
-    }
+  constexpr size_t kOperands = sizeof...(Inputs) + 1;
+  const std::array<char*, kOperands> operands{static_cast<char*>(out.data_ptr()),
+                                              static_cast<char*>(inputs.data_ptr())...};
+  launch(operands, [op, n = out.numel(), avx2 = vec::has_avx2_fma()](const std::array<char*, kOperands>& p) {
+    [&]<size_t... I>(std::index_sequence<I...>) {
+      float* dst = reinterpret_cast<float*>(p[0]);
+      parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+        if (avx2) {
+          vectorized_map_avx2(op, dst + begin, end - begin, reinterpret_cast<const float*>(p[I + 1]) + begin...);
+        } else {
+          vectorized_map<vec::Vec4>(op, dst + begin, end - begin, reinterpret_cast<const float*>(p[I + 1]) + begin...);
+        }
+      });
+    }(std::make_index_sequence<sizeof...(Inputs)>());
   });
   return true;
 }

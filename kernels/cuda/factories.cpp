@@ -36,8 +36,8 @@ Tensor native::empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std
     TG_CHECK_VALUE(s >= 0, "[empty] trying to create tensor with negative dimension ", s, ": ", size);
   }
   TG_CHECK(!device.has_value() || device->is_cuda(), "[empty] the CUDA kernel cannot make a tensor on ", *device);
-  TG_CHECK(!pin_memory.value_or(false), "[empty] only CPU memory can be pinned, not memory on ",
-           device.value_or(Device(kCUDA)));
+  TG_CHECK(!pin_memory.value_or(false), "[empty] only dense CPU tensors can be pinned, but pin_memory=true was ",
+           "given for a tensor on ", device.value_or(Device(kCUDA)), "; leave pin_memory unset for device memory");
   const cuda::DeviceIndex index = cuda::resolve_device(device.has_value() ? device->index() : -1, "empty");
   const cuda::CUDAGuard guard(index);
   return make_empty_tensor(size, dtype.value_or(default_dtype()), Device(kCUDA, index));

@@ -71,9 +71,11 @@ void check_index_errors(int device) {
     case IndexedOp::kNllLossBackward:
       TG_THROW(IndexError, "[", op == IndexedOp::kNllLoss ? "nll_loss" : "nll_loss_backward", "] target ", index,
                " is out of bounds: expected a class index in [0, ", bound, ") or ignore_index (", detail, ")", where);
-    case IndexedOp::kMaxPool2dBackward:
-      TG_THROW(IndexError, "[max_pool2d_backward] index ", index, " is out of range for an input plane of ",
-               detail == 0 ? 0 : bound / detail, "x", detail, " elements", where);
+    case IndexedOp::kMaxPoolBackward:
+    case IndexedOp::kAdaptiveMaxPoolBackward:
+      // The CPU kernel's message (check_max_pool_indices).
+      TG_THROW(IndexError, "[", op == IndexedOp::kMaxPoolBackward ? "" : "adaptive_", "max_pool", detail,
+               "d_backward] index ", index, " is out of range for an input plane of ", bound, " elements", where);
   }
   TG_THROW(IndexError, "[cuda] a kernel recorded an index ", index, " out of [0, ", bound, ")", where);
 }

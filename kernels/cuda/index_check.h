@@ -17,12 +17,13 @@ enum class IndexedOp : int32_t {
   kIndexAdd,
   kGather,
   kScatterAdd,
-  kMaxPool2dBackward,
+  kMaxPoolBackward,
   kIndex,
   kIndexPut,
   kEmbeddingBackward,
   kNllLoss,
   kNllLossBackward,
+  kAdaptiveMaxPoolBackward,
 };
 
 struct IndexErrorRecord {
@@ -30,7 +31,7 @@ struct IndexErrorRecord {
   int32_t op;      // an IndexedOp
   int64_t index;   // the offending value
   int64_t bound;   // values must lie in [0, bound)
-  int64_t detail;  // gather/scatter_add/index/index_put_: the dim; max_pool2d backward: the plane's width;
+  int64_t detail;  // gather/scatter_add/index/index_put_: the dim; max pooling backward: its spatial dims;
                    // the NLL loss: ignore_index
 };
 

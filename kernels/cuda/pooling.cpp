@@ -1,4 +1,4 @@
-// The native:: CUDA kernels of 2-d pooling (schemas/pooling.yaml) and of im2col and col2im
+// The native:: CUDA kernels of pooling (schemas/pooling.yaml) and of im2col and col2im
 // (schemas/convolution.yaml, which make conv2d run on CUDA through matmul). Shapes and checks
 // are the CPU kernels' (pooling_shape.h, nn_rules.h, index_rules.h).
 #include "NativeFunctions.h"
@@ -14,26 +14,14 @@ namespace tg {
 
 namespace {
 
-cuda::AvgPoolDivisor avg_divisor(bool count_include_pad, std::optional<int64_t> divisor_override) {
-  return {count_include_pad, divisor_override.has_value(), divisor_override.value_or(0)};
-}
-
-}  // namespace
-
-void native::max_pool2d_with_indices_out_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
-                                              IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
-                                              const Tensor& out, const Tensor& indices) {
-  const Pool2dShape s = pool2d_shape("max_pool2d", self.sizes(), kernel_size, stride, padding, dilation, ceil_mode, true);
+void max_pool(const char* op, const PoolShape& s, const Tensor& self, const Tensor& out, const Tensor& indices) {
   const Tensor input = cuda::contiguous_as(self, self.scalar_type());
-  cuda::launch_max_pool2d(self.scalar_type(), input.data_ptr(), out.data_ptr(), indices.data_ptr<int64_t>(), s);
+  cuda::launch_max_pool(op, self.scalar_type(), input.data_ptr(), out.data_ptr(), indices.data_ptr<int64_t>(), s);
 }
 
-void native::max_pool2d_with_indices_backward_out_cuda(const Tensor& grad_output, const Tensor& self,
-                                                       IntArrayRef kernel_size, IntArrayRef stride,
-                                                       IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
-                                                       const Tensor& indices, const Tensor& grad_input) {
-  const Pool2dShape s =
-      pool2d_shape("max_pool2d_backward", self.sizes(), kernel_size, stride, padding, dilation, ceil_mode, true);
+// indexed_op and spatial_dims name the operator in a device-side index error.
+void max_pool_backward(const char* op, const PoolShape& s, cuda::IndexedOp indexed_op, int64_t spatial_dims,
+                       const Tensor& grad_output, const Tensor& indices, const Tensor& grad_input) {
   const ScalarType dtype = grad_input.scalar_type();
   // The indices' values are checked by the kernel (Note [Index checks on the device]).
   cuda::check_index_errors();
@@ -41,29 +29,143 @@ void native::max_pool2d_with_indices_backward_out_cuda(const Tensor& grad_output
   Tensor sums = make_empty_tensor(grad_input.sizes(), cuda::acc_dtype(dtype), grad_input.device());
   sums.fill_(0);
   const Tensor grad = cuda::contiguous_as(grad_output, dtype);
-  cuda::launch_max_pool2d_backward(dtype, grad.data_ptr(), index.data_ptr<int64_t>(), sums.data_ptr(), s);
+  cuda::launch_max_pool_backward(op, dtype, grad.data_ptr(), index.data_ptr<int64_t>(), sums.data_ptr(), s,
+                                 indexed_op, spatial_dims);
   cuda::check_index_errors();
   grad_input.copy_(sums);
+}
+
+void avg_pool(const char* op, const PoolShape& s, AvgPoolDivisor divisor, const Tensor& self, const Tensor& out) {
+  const Tensor input = cuda::contiguous_as(self, self.scalar_type());
+  cuda::launch_avg_pool(op, self.scalar_type(), input.data_ptr(), out.data_ptr(), s, divisor);
+}
+
+void avg_pool_backward(const char* op, const PoolShape& s, AvgPoolDivisor divisor, const Tensor& grad_output,
+                       const Tensor& grad_input) {
+  const Tensor grad = cuda::contiguous_as(grad_output, grad_input.scalar_type());
+  cuda::launch_avg_pool_backward(op, grad_input.scalar_type(), grad.data_ptr(), grad_input.data_ptr(), s, divisor);
+}
+
+}  // namespace
+
+// The operators: each computes its PoolShape and runs a launcher.
+
+void native::max_pool2d_with_indices_out_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                              IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
+                                              const Tensor& out, const Tensor& indices) {
+  const char* op = "max_pool2d";
+  max_pool(op, max_pool_shape<2>(op, self.sizes(), kernel_size, stride, padding, dilation, ceil_mode), self, out,
+           indices);
+}
+
+void native::max_pool3d_with_indices_out_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                              IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
+                                              const Tensor& out, const Tensor& indices) {
+  const char* op = "max_pool3d";
+  max_pool(op, max_pool_shape<3>(op, self.sizes(), kernel_size, stride, padding, dilation, ceil_mode), self, out,
+           indices);
+}
+
+void native::adaptive_max_pool2d_out_cuda(const Tensor& self, IntArrayRef output_size, const Tensor& out,
+                                          const Tensor& indices) {
+  const char* op = "adaptive_max_pool2d";
+  max_pool(op, adaptive_pool_shape<2>(op, self.sizes(), output_size), self, out, indices);
+}
+
+void native::adaptive_max_pool3d_out_cuda(const Tensor& self, IntArrayRef output_size, const Tensor& out,
+                                          const Tensor& indices) {
+  const char* op = "adaptive_max_pool3d";
+  max_pool(op, adaptive_pool_shape<3>(op, self.sizes(), output_size), self, out, indices);
+}
+
+void native::max_pool2d_with_indices_backward_out_cuda(const Tensor& grad_output, const Tensor& self,
+                                                       IntArrayRef kernel_size, IntArrayRef stride,
+                                                       IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
+                                                       const Tensor& indices, const Tensor& grad_input) {
+  const char* op = "max_pool2d_backward";
+  max_pool_backward(op, max_pool_shape<2>(op, self.sizes(), kernel_size, stride, padding, dilation, ceil_mode),
+                    cuda::IndexedOp::kMaxPoolBackward, 2, grad_output, indices, grad_input);
+}
+
+void native::max_pool3d_with_indices_backward_out_cuda(const Tensor& grad_output, const Tensor& self,
+                                                       IntArrayRef kernel_size, IntArrayRef stride,
+                                                       IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
+                                                       const Tensor& indices, const Tensor& grad_input) {
+  const char* op = "max_pool3d_backward";
+  max_pool_backward(op, max_pool_shape<3>(op, self.sizes(), kernel_size, stride, padding, dilation, ceil_mode),
+                    cuda::IndexedOp::kMaxPoolBackward, 3, grad_output, indices, grad_input);
+}
+
+void native::adaptive_max_pool2d_backward_out_cuda(const Tensor& grad_output, const Tensor& self,
+                                                   const Tensor& indices, const Tensor& grad_input) {
+  const char* op = "adaptive_max_pool2d_backward";
+  max_pool_backward(op, adaptive_backward_shape<2>(op, self.sizes(), grad_output.sizes()),
+                    cuda::IndexedOp::kAdaptiveMaxPoolBackward, 2, grad_output, indices, grad_input);
+}
+
+void native::adaptive_max_pool3d_backward_out_cuda(const Tensor& grad_output, const Tensor& self,
+                                                   const Tensor& indices, const Tensor& grad_input) {
+  const char* op = "adaptive_max_pool3d_backward";
+  max_pool_backward(op, adaptive_backward_shape<3>(op, self.sizes(), grad_output.sizes()),
+                    cuda::IndexedOp::kAdaptiveMaxPoolBackward, 3, grad_output, indices, grad_input);
 }
 
 void native::avg_pool2d_out_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override,
                                  const Tensor& out) {
-  const Pool2dShape s = pool2d_shape("avg_pool2d", self.sizes(), kernel_size, stride, padding, {1}, ceil_mode, false);
-  const Tensor input = cuda::contiguous_as(self, self.scalar_type());
-  cuda::launch_avg_pool2d(self.scalar_type(), input.data_ptr(), out.data_ptr(), s,
-                          avg_divisor(count_include_pad, divisor_override));
+  const char* op = "avg_pool2d";
+  avg_pool(op, avg_pool_shape<2>(op, self.sizes(), kernel_size, stride, padding, ceil_mode),
+           avg_pool_divisor_options(count_include_pad, divisor_override), self, out);
+}
+
+void native::avg_pool3d_out_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                                 bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override,
+                                 const Tensor& out) {
+  const char* op = "avg_pool3d";
+  avg_pool(op, avg_pool_shape<3>(op, self.sizes(), kernel_size, stride, padding, ceil_mode),
+           avg_pool_divisor_options(count_include_pad, divisor_override), self, out);
+}
+
+void native::adaptive_avg_pool2d_out_cuda(const Tensor& self, IntArrayRef output_size, const Tensor& out) {
+  const char* op = "adaptive_avg_pool2d";
+  avg_pool(op, adaptive_pool_shape<2>(op, self.sizes(), output_size), kAdaptiveAvgPoolDivisor, self, out);
+}
+
+void native::adaptive_avg_pool3d_out_cuda(const Tensor& self, IntArrayRef output_size, const Tensor& out) {
+  const char* op = "adaptive_avg_pool3d";
+  avg_pool(op, adaptive_pool_shape<3>(op, self.sizes(), output_size), kAdaptiveAvgPoolDivisor, self, out);
 }
 
 void native::avg_pool2d_backward_out_cuda(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
                                           IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
                                           bool count_include_pad, std::optional<int64_t> divisor_override,
                                           const Tensor& grad_input) {
-  const Pool2dShape s =
-      pool2d_shape("avg_pool2d_backward", self.sizes(), kernel_size, stride, padding, {1}, ceil_mode, false);
-  const Tensor grad = cuda::contiguous_as(grad_output, grad_input.scalar_type());
-  cuda::launch_avg_pool2d_backward(grad_input.scalar_type(), grad.data_ptr(), grad_input.data_ptr(), s,
-                                   avg_divisor(count_include_pad, divisor_override));
+  const char* op = "avg_pool2d_backward";
+  avg_pool_backward(op, avg_pool_shape<2>(op, self.sizes(), kernel_size, stride, padding, ceil_mode),
+                    avg_pool_divisor_options(count_include_pad, divisor_override), grad_output, grad_input);
+}
+
+void native::avg_pool3d_backward_out_cuda(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
+                                          IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                                          bool count_include_pad, std::optional<int64_t> divisor_override,
+                                          const Tensor& grad_input) {
+  const char* op = "avg_pool3d_backward";
+  avg_pool_backward(op, avg_pool_shape<3>(op, self.sizes(), kernel_size, stride, padding, ceil_mode),
+                    avg_pool_divisor_options(count_include_pad, divisor_override), grad_output, grad_input);
+}
+
+void native::adaptive_avg_pool2d_backward_out_cuda(const Tensor& grad_output, const Tensor& self,
+                                                   const Tensor& grad_input) {
+  const char* op = "adaptive_avg_pool2d_backward";
+  avg_pool_backward(op, adaptive_backward_shape<2>(op, self.sizes(), grad_output.sizes()), kAdaptiveAvgPoolDivisor,
+                    grad_output, grad_input);
+}
+
+void native::adaptive_avg_pool3d_backward_out_cuda(const Tensor& grad_output, const Tensor& self,
+                                                   const Tensor& grad_input) {
+  const char* op = "adaptive_avg_pool3d_backward";
+  avg_pool_backward(op, adaptive_backward_shape<3>(op, self.sizes(), grad_output.sizes()), kAdaptiveAvgPoolDivisor,
+                    grad_output, grad_input);
 }
 
 Tensor native::im2col_cuda(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,

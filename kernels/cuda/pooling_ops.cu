@@ -1,9 +1,10 @@
-// CUDA kernels of max_pool2d, avg_pool2d, their backward operators, im2col and col2im
-// (pooling_ops.h). A thread per element written: outputs for the forwards and im2col (the
-// window computations of pooling_window.h, shared with the CPU), input elements for
-// avg_pool2d's backward and col2im, which gather what covers them in the CPU's order so that
-// their sums round as the CPU's do. max_pool2d's backward follows the stored indices, which
-// can point anywhere in the plane, so it scatters with atomicAdd into a float (double) buffer.
+// CUDA kernels of pooling (max and average, sliding and adaptive, 2-d and 3-d), their backward
+// operators, im2col and col2im (pooling_ops.h). A thread per element written: outputs for the
+// forwards and im2col (the window computations of pooling_window.h, shared with the CPU),
+// input elements for average pooling's backward and col2im, which gather what covers them in
+// the CPU's order so that their sums round as the CPU's do. Max pooling's backward follows the
+// stored indices, which can point anywhere in the plane, so it scatters with atomicAdd into a
+// float (double) buffer.
 #include <cstdint>
 
 #include "cuda/cuda_device.h"
@@ -24,15 +25,24 @@ using acc_t = opmath_t<T>;
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < (total);                  \
        e += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
+// The windows of output cell c.
+struct CellWindows {
+  Window z, y, x;
+};
+
+__device__ inline CellWindows cell_windows(const PoolShape& s, const PoolCell& c) {
+  return {pooling_window(s, 0, c.z), pooling_window(s, 1, c.y), pooling_window(s, 2, c.x)};
+}
+
 template <typename T>
-__global__ void max_pool2d_kernel(const T* in, T* out, int64_t* indices, Pool2dShape s) {
-  const int64_t out_plane = s.out_height * s.out_width;
-  TG_GRID_STRIDE_LOOP(e, s.planes * out_plane) {
-    const int64_t p = e / out_plane, oy = (e % out_plane) / s.out_width, ox = e % s.out_width;
-    const T* plane = in + p * s.height * s.width;
+__global__ void max_pool_kernel(const T* in, T* out, int64_t* indices, PoolShape s) {
+  TG_GRID_STRIDE_LOOP(e, s.planes * s.output_plane()) {
+    const PoolCell c = pool_cell(e, s.output);
+    const CellWindows w = cell_windows(s, c);
+    const T* plane = in + c.plane * s.input_plane();
     acc_t<T> best;
-    int64_t best_index;
-    max_pool_window(s, oy, ox, [plane](int64_t offset) { return convert<acc_t<T>>(plane[offset]); }, best,
+    int64_t best_index;  // in a register: the window loop updates it at each new maximum
+    max_pool_window(s, w.z, w.y, w.x, [plane](int64_t offset) { return convert<acc_t<T>>(plane[offset]); }, best,
                     best_index);
     out[e] = convert<T>(best);
     indices[e] = best_index;
@@ -40,57 +50,51 @@ __global__ void max_pool2d_kernel(const T* in, T* out, int64_t* indices, Pool2dS
 }
 
 template <typename T>
-__global__ void max_pool2d_backward_kernel(const T* grad, const int64_t* indices, acc_t<T>* sums, Pool2dShape s,
-                                           IndexErrorRecord* errors) {
-  const int64_t out_plane = s.out_height * s.out_width;
+__global__ void max_pool_backward_kernel(const T* grad, const int64_t* indices, acc_t<T>* sums, PoolShape s,
+                                         IndexedOp op, int64_t spatial_dims, IndexErrorRecord* errors) {
+  const int64_t out_plane = s.output_plane(), in_plane = s.input_plane();
   TG_GRID_STRIDE_LOOP(e, s.planes * out_plane) {
-    if (!index_in_bounds(errors, IndexedOp::kMaxPool2dBackward, indices[e], s.height * s.width, s.width)) continue;
-    atomicAdd(sums + (e / out_plane) * s.height * s.width + indices[e], convert<acc_t<T>>(grad[e]));
+    if (!index_in_bounds(errors, op, indices[e], in_plane, spatial_dims)) continue;
+    atomicAdd(sums + (e / out_plane) * in_plane + indices[e], convert<acc_t<T>>(grad[e]));
   }
 }
 
 template <typename T>
-__global__ void avg_pool2d_kernel(const T* in, T* out, Pool2dShape s, AvgPoolDivisor d) {
-  const int64_t out_plane = s.out_height * s.out_width;
-  TG_GRID_STRIDE_LOOP(e, s.planes * out_plane) {
-    const int64_t p = e / out_plane, oy = (e % out_plane) / s.out_width, ox = e % s.out_width;
-    const T* plane = in + p * s.height * s.width;
-    out[e] = convert<T>(avg_pool_window<acc_t<T>>(s, oy, ox, d.count_include_pad, d.has_override, d.divisor_override,
-                                                  [plane](int64_t offset) { return convert<acc_t<T>>(plane[offset]); }));
+__global__ void avg_pool_kernel(const T* in, T* out, PoolShape s, AvgPoolDivisor d) {
+  TG_GRID_STRIDE_LOOP(e, s.planes * s.output_plane()) {
+    const PoolCell c = pool_cell(e, s.output);
+    const CellWindows w = cell_windows(s, c);
+    const T* plane = in + c.plane * s.input_plane();
+    const auto load = [plane](int64_t offset) { return convert<acc_t<T>>(plane[offset]); };
+    out[e] = convert<T>(avg_pool_window<acc_t<T>>(s, w.z, w.y, w.x, d, load));
   }
 }
 
-// The outputs o whose window along one dim may cover input position h: [first, last].
-struct OutputRange {
-  int64_t first, last;
-};
+__device__ inline bool covers(Window w, int64_t n, int64_t h) { return h >= clip_begin(w) && h < clip_end(w, n); }
 
-__device__ inline OutputRange covering_outputs(int64_t h, int64_t kernel, int64_t stride, int64_t pad, int64_t outs) {
-  const int64_t reach = h + pad - kernel;  // o * stride - pad + kernel > h  <=>  o * stride > reach
-  const int64_t first = reach < 0 ? 0 : reach / stride + 1;
-  const int64_t last = (h + pad) / stride;  // o * stride - pad <= h
-  return {first, last < outs - 1 ? last : outs - 1};
-}
-
+// Each input element gathers the shares of the outputs whose windows cover it, in the order
+// (oz, oy, ox) the CPU kernel adds them.
 template <typename T>
-__global__ void avg_pool2d_backward_kernel(const T* grad, T* grad_input, Pool2dShape s, AvgPoolDivisor d) {
+__global__ void avg_pool_backward_kernel(const T* grad, T* grad_input, PoolShape s, AvgPoolDivisor d) {
   using Acc = acc_t<T>;
-  const int64_t plane_size = s.height * s.width;
-  TG_GRID_STRIDE_LOOP(e, s.planes * plane_size) {
-    const int64_t p = e / plane_size, h = (e % plane_size) / s.width, w = e % s.width;
-    const OutputRange ys = covering_outputs(h, s.kernel[0], s.stride[0], s.padding[0], s.out_height);
-    const OutputRange xs = covering_outputs(w, s.kernel[1], s.stride[1], s.padding[1], s.out_width);
-    const T* g = grad + p * s.out_height * s.out_width;
+  TG_GRID_STRIDE_LOOP(e, s.planes * s.input_plane()) {
+    const PoolCell c = pool_cell(e, s.input);
+    const OutputRange zs = covering_outputs(s, 0, c.z), ys = covering_outputs(s, 1, c.y),
+                      xs = covering_outputs(s, 2, c.x);
+    const T* g = grad + c.plane * s.output_plane();
     Acc sum = 0;
-    for (int64_t oy = ys.first; oy <= ys.last; ++oy) {
-      const Window wy = pooling_window(oy, s.kernel[0], s.stride[0], s.padding[0], s.height);
-      if (h < clip_begin(wy) || h >= clip_end(wy, s.height)) continue;
-      for (int64_t ox = xs.first; ox <= xs.last; ++ox) {
-        const Window wx = pooling_window(ox, s.kernel[1], s.stride[1], s.padding[1], s.width);
-        if (w < clip_begin(wx) || w >= clip_end(wx, s.width)) continue;
-        const int64_t divisor =
-            avg_pool_divisor(wy, wx, s.height, s.width, d.count_include_pad, d.has_override, d.divisor_override);
-        sum += convert<Acc>(g[oy * s.out_width + ox]) / static_cast<Acc>(divisor);
+    for (int64_t oz = zs.first; oz <= zs.last; ++oz) {
+      const Window wz = pooling_window(s, 0, oz);
+      if (!covers(wz, s.input[0], c.z)) continue;
+      for (int64_t oy = ys.first; oy <= ys.last; ++oy) {
+        const Window wy = pooling_window(s, 1, oy);
+        if (!covers(wy, s.input[1], c.y)) continue;
+        for (int64_t ox = xs.first; ox <= xs.last; ++ox) {
+          const Window wx = pooling_window(s, 2, ox);
+          if (!covers(wx, s.input[2], c.x)) continue;
+          sum += convert<Acc>(g[(oz * s.output[1] + oy) * s.output[2] + ox]) /
+                 static_cast<Acc>(avg_pool_divisor(s, wz, wy, wx, d));
+        }
       }
     }
     grad_input[e] = convert<T>(sum);
@@ -149,44 +153,43 @@ void launch_floating(ScalarType dtype, const char* op, int64_t work, Launch&& la
 
 }  // namespace
 
-void launch_max_pool2d(ScalarType dtype, const void* in, void* out, int64_t* indices, const Pool2dShape& s) {
-  launch_floating(dtype, "max_pool2d", s.planes * s.out_height * s.out_width, [&](auto tag, unsigned grid, cudaStream_t stream) {
+void launch_max_pool(const char* op, ScalarType dtype, const void* in, void* out, int64_t* indices,
+                     const PoolShape& s) {
+  launch_floating(dtype, op, s.planes * s.output_plane(), [&](auto tag, unsigned grid, cudaStream_t stream) {
     using T = typename decltype(tag)::type;
-    launch_kernel(max_pool2d_kernel<T>, grid, kElementwiseBlock, 0, stream, static_cast<const T*>(in),
+    launch_kernel(max_pool_kernel<T>, grid, kElementwiseBlock, 0, stream, static_cast<const T*>(in),
                   static_cast<T*>(out), indices, s);
   });
 }
 
-void launch_max_pool2d_backward(ScalarType dtype, const void* grad, const int64_t* indices, void* sums,
-                                const Pool2dShape& s) {
+void launch_max_pool_backward(const char* op, ScalarType dtype, const void* grad, const int64_t* indices, void* sums,
+                              const PoolShape& s, IndexedOp indexed_op, int64_t spatial_dims) {
   // Adds through atomicAdd: see Note [Deterministic atomic sums].
-  const LaunchShape shape = atomic_sum_shape(s.planes * s.out_height * s.out_width, true);
-  launch_floating(dtype, "max_pool2d_backward", s.planes * s.out_height * s.out_width,
-                  [&](auto tag, unsigned, cudaStream_t stream) {
-                    using T = typename decltype(tag)::type;
-                    launch_kernel(max_pool2d_backward_kernel<T>, shape.grid, shape.block, 0, stream,
-                                  static_cast<const T*>(grad), indices, static_cast<acc_t<T>*>(sums), s,
-                                  index_error_record(current_device()));
-                  });
+  const LaunchShape shape = atomic_sum_shape(s.planes * s.output_plane(), true);
+  launch_floating(dtype, op, s.planes * s.output_plane(), [&](auto tag, unsigned, cudaStream_t stream) {
+    using T = typename decltype(tag)::type;
+    launch_kernel(max_pool_backward_kernel<T>, shape.grid, shape.block, 0, stream, static_cast<const T*>(grad),
+                  indices, static_cast<acc_t<T>*>(sums), s, indexed_op, spatial_dims,
+                  index_error_record(current_device()));
+  });
 }
 
-void launch_avg_pool2d(ScalarType dtype, const void* in, void* out, const Pool2dShape& s, AvgPoolDivisor divisor) {
-  launch_floating(dtype, "avg_pool2d", s.planes * s.out_height * s.out_width,
-                  [&](auto tag, unsigned grid, cudaStream_t stream) {
-                    using T = typename decltype(tag)::type;
-                    launch_kernel(avg_pool2d_kernel<T>, grid, kElementwiseBlock, 0, stream, static_cast<const T*>(in),
-                                  static_cast<T*>(out), s, divisor);
-                  });
+void launch_avg_pool(const char* op, ScalarType dtype, const void* in, void* out, const PoolShape& s,
+                     AvgPoolDivisor divisor) {
+  launch_floating(dtype, op, s.planes * s.output_plane(), [&](auto tag, unsigned grid, cudaStream_t stream) {
+    using T = typename decltype(tag)::type;
+    launch_kernel(avg_pool_kernel<T>, grid, kElementwiseBlock, 0, stream, static_cast<const T*>(in),
+                  static_cast<T*>(out), s, divisor);
+  });
 }
 
-void launch_avg_pool2d_backward(ScalarType dtype, const void* grad, void* grad_input, const Pool2dShape& s,
-                                AvgPoolDivisor divisor) {
-  launch_floating(dtype, "avg_pool2d_backward", s.planes * s.height * s.width,
-                  [&](auto tag, unsigned grid, cudaStream_t stream) {
-                    using T = typename decltype(tag)::type;
-                    launch_kernel(avg_pool2d_backward_kernel<T>, grid, kElementwiseBlock, 0, stream,
-                                  static_cast<const T*>(grad), static_cast<T*>(grad_input), s, divisor);
-                  });
+void launch_avg_pool_backward(const char* op, ScalarType dtype, const void* grad, void* grad_input, const PoolShape& s,
+                              AvgPoolDivisor divisor) {
+  launch_floating(dtype, op, s.planes * s.input_plane(), [&](auto tag, unsigned grid, cudaStream_t stream) {
+    using T = typename decltype(tag)::type;
+    launch_kernel(avg_pool_backward_kernel<T>, grid, kElementwiseBlock, 0, stream, static_cast<const T*>(grad),
+                  static_cast<T*>(grad_input), s, divisor);
+  });
 }
 
 void launch_im2col(ScalarType dtype, const void* image, void* columns, const Im2colShape& s, int64_t batch,

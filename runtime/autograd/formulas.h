@@ -116,8 +116,11 @@ std::tuple<Tensor, Tensor, Tensor> _convolution_double_backward(
     const Tensor& grad_output, const Tensor& weight, const Tensor& input, IntArrayRef stride, IntArrayRef padding,
     IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups,
     std::array<bool, 3> output_mask);
-// max_pool2d_with_indices_backward is linear in grad_output: its adjoint reads grad at the indices.
-Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices);
+// A max pooling's backward (2-d or 3-d, sliding or adaptive: `spatial_dims`) is linear in
+// grad_output: its adjoint reads grad at the indices, flat within the last spatial_dims dims.
+Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices, int64_t spatial_dims);
+// The last n of sizes (an adaptive pooling's output size, read from its grad_output).
+std::vector<int64_t> trailing_sizes(IntArrayRef sizes, int64_t n);
 Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef source_sizes);
 
 }  // namespace tg::autograd

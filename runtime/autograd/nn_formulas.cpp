@@ -312,8 +312,13 @@ std::tuple<Tensor, Tensor, Tensor> _convolution_double_backward(
   return {d_grad_output, d_input, d_weight};
 }
 
-Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices) {
-  return grad.flatten(-2).gather(-1, indices.flatten(-2)).view(indices.sizes());
+Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices, int64_t spatial_dims) {
+  return grad.flatten(-spatial_dims).gather(-1, indices.flatten(-spatial_dims)).view(indices.sizes());
+}
+
+std::vector<int64_t> trailing_sizes(IntArrayRef sizes, int64_t n) {
+  TG_INTERNAL_ASSERT(n >= 0 && n <= static_cast<int64_t>(sizes.size()), "trailing_sizes: ", n, " of ", sizes);
+  return std::vector<int64_t>(sizes.end() - n, sizes.end());
 }
 
 }  // namespace tg::autograd

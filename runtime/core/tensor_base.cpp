@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "core/pinned_memory.h"
+
 namespace tg {
 
 namespace detail {
@@ -21,6 +23,11 @@ void no_dims_error(const char* op, int64_t dim) {
 }
 
 }  // namespace detail
+
+bool TensorBase::is_pinned() const {
+  const Storage& memory = impl().storage();
+  return is_cpu() && memory && is_pinned_memory(memory->data_ptr());
+}
 
 std::string TensorBase::toString() const {
   if (!defined()) return "UndefinedTensor";

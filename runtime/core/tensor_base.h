@@ -77,6 +77,9 @@ class TensorBase {
   bool is_alias_of(const TensorBase& other) const {
     return defined() && other.defined() && storage().get() == other.storage().get();
   }
+  // True when the memory is pinned host memory (pin_memory=true, pin_memory()); false for
+  // every other tensor, CUDA ones included, and without a CUDA runtime (core/pinned_memory.h).
+  bool is_pinned() const;
 
   // The value of a one-element tensor (copied to the CPU first if needed).
   Scalar item() const;

@@ -37,6 +37,8 @@ const DeviceCount& device_count_state() {
 
 int device_count_or_zero() noexcept { return device_count_state().count; }
 
+std::string_view unavailable_reason() noexcept { return device_count_state().reason; }
+
 void check_available(std::string_view op) {
   const DeviceCount& state = device_count_state();
   TG_CHECK(state.count > 0, "CUDA is not available: [", op, "] needs a CUDA device, but ", state.reason);

@@ -21,6 +21,8 @@ int device_count_or_zero() noexcept;
 // Throws tg::Error "CUDA is not available: [op] needs a CUDA device, but ..." with the reason
 // the runtime gave (no GPU, no driver) when there is no device.
 void check_available(std::string_view op);
+// Why there is no device (the reason the errors above give); empty when there is one.
+std::string_view unavailable_reason() noexcept;
 // Resolves -1 to the current device; throws tg::Error for an index with no device behind it.
 DeviceIndex resolve_device(DeviceIndex index, std::string_view op);
 

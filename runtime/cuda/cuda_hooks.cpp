@@ -1,17 +1,20 @@
 // What the CUDA runtime installs into the CUDA-free core when the library is loaded: the
 // device count behind tg::cuda::is_available() and the check factories make before they ask
 // for CUDA (core/device_availability.h), the allocator for DeviceType::CUDA, the
-// DeviceGuardImpl the autograd engine drives streams and events through, and the seeding of
-// the CUDA random state by tg::manual_seed.
+// DeviceGuardImpl the autograd engine drives streams and events through, the seeding of the
+// CUDA random state by tg::manual_seed, and the pinned host allocator behind pin_memory=true
+// (core/pinned_memory.h).
 #include "core/cuda_availability.h"
 #include "core/device_availability.h"
 #include "core/device_guard_impl.h"
 #include "core/generator.h"
+#include "core/pinned_memory.h"
 #include "cuda/cuda_allocator.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_event.h"
 #include "cuda/cuda_generator.h"
 #include "cuda/cuda_guard.h"
+#include "cuda/pinned_allocator.h"
 
 namespace tg::cuda {
 
@@ -65,6 +68,7 @@ class CudaGuardImpl final : public DeviceGuardImpl {
 
 int count_devices() { return device_count_or_zero(); }
 void check_any_device(std::string_view op) { check_available(op); }
+bool is_pinned_data(const DataPtr& data) { return is_pinned(data); }
 
 [[maybe_unused]] const bool installed = [] {
   static const CudaGuardImpl guard_impl;
@@ -73,6 +77,7 @@ void check_any_device(std::string_view op) { check_available(op); }
   set_allocator(kCUDA, cuda_allocator());
   set_device_guard_impl(kCUDA, &guard_impl);
   set_manual_seed_hook(&manual_seed_all);
+  set_pinned_memory_hooks(pinned_allocator(), &check_can_pin, &is_pinned_data);
   return true;
 }();
 

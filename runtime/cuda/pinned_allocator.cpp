@@ -71,6 +71,12 @@ Allocator* pinned_allocator() {
   return &allocator;
 }
 
+void check_can_pin(std::string_view op) {
+  TG_CHECK(device_count_or_zero() > 0, "CUDA is not available: [", op, "] pin_memory=true asks for pinned ",
+           "(page-locked) host memory, which the CUDA driver provides only with a device, but ",
+           unavailable_reason(), "; leave pin_memory unset for ordinary CPU memory");
+}
+
 bool is_pinned(const DataPtr& data) { return data.deleter() == &free_pinned_memory; }
 
 bool is_pinned(const TensorBase& tensor) {

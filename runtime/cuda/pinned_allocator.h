@@ -35,6 +35,9 @@ class PinnedMemoryBackend final : public alloc::RawMemoryBackend {
 alloc::CachingAllocator& pinned_caching_allocator();
 // A tg::Allocator of pinned CPU memory (its DataPtrs are on the CPU).
 Allocator* pinned_allocator();
+// Throws "CUDA is not available: [op] pin_memory=true ..." when there is no device to pin
+// with: the check the core's pinned_memory_allocator() makes (cuda_hooks.cpp).
+void check_can_pin(std::string_view op);
 
 bool is_pinned(const DataPtr& data);
 bool is_pinned(const TensorBase& tensor);

@@ -44,6 +44,8 @@ class Graph {
   // Recorded calls (CPU) or CUDA graph nodes (kernels, copies, GEMMs).
   size_t num_nodes() const;
   size_t num_fallback_nodes() const { return recording_.num_fallback_calls(); }
+  // How each node replays: by launches or through its kernel (Note [Replay by launches]).
+  const Recording& recording() const { return recording_; }
 
  private:
   bool capturing() const;

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/intrusive_ptr.h"
 #include "core/tensor_impl.h"
+#include "cpu/launch.h"
 #include "dispatch/local_dispatch_key_set.h"
 #include "jit/static/out_variant.h"
 #include "jit/tracer.h"
@@ -29,6 +30,8 @@ struct CaptureState {
   std::unordered_set<const void*> produced;
   // Data pointers the pool handed out during this capture.
   std::unordered_set<const void*> allocated;
+  // > 0 while a recorded call runs: calls that reach the interceptor then are nested in it.
+  int running = 0;
 };
 
 struct ThreadState {
@@ -85,14 +88,69 @@ Tensor unowned_alias(CaptureState& capture, const Tensor& t) {
   return Tensor(std::move(impl));
 }
 
-IValue unowned_value(CaptureState& capture, const IValue& v) {
-  if (v.isTensor()) return IValue(unowned_alias(capture, v.toTensor()));
+// A tensor the recording holds in place of another (a constant's copy).
+struct Replaced {
+  Tensor original;
+  Tensor held;
+};
+
+// What a recorded call keeps of a value: see Note [What a recording holds]. Tensors it does
+// not keep as themselves (same address) are listed in `replaced`.
+IValue unowned_value(CaptureState& capture, const IValue& v, std::vector<Replaced>& replaced) {
+  auto keep = [&](const Tensor& t) {
+    Tensor held = unowned_alias(capture, t);
+    if (held.defined() && held.data_ptr() != t.data_ptr()) replaced.push_back({t, held});
+    return held;
+  };
+  if (v.isTensor()) return IValue(keep(v.toTensor()));
   if (v.isTensorList()) {
     std::vector<Tensor> list;
-    for (const Tensor& t : v.toTensorList()) list.push_back(unowned_alias(capture, t));
+    for (const Tensor& t : v.toTensorList()) list.push_back(keep(t));
     return IValue(std::move(list));
   }
   return v;
+}
+
+// Moves the launch operands that point at a replaced tensor to its copy. Returns why that is
+// impossible (an operand elsewhere in the replaced memory, or a copy laid out differently),
+// or an empty string. See Note [Replay by launches].
+std::string move_to_copies(std::vector<std::unique_ptr<cpu::Launch>>& launches, const std::vector<Replaced>& replaced) {
+  for (const Replaced& r : replaced) {
+    if (!r.original.storage() || r.original.storage()->nbytes() == 0) continue;
+    const char* begin = static_cast<const char*>(r.original.storage()->data());
+    const char* end = begin + r.original.storage()->nbytes();
+    const bool same_layout = r.original.sizes() == r.held.sizes() && r.original.strides() == r.held.strides() &&
+                             r.original.scalar_type() == r.held.scalar_type();
+    for (const std::unique_ptr<cpu::Launch>& launch : launches) {
+      for (char*& operand : launch->operands()) {
+        if (operand < begin || operand >= end) continue;
+        if (operand != r.original.data_ptr() || !same_layout) {
+          return "a loop reads a recorded constant at an address its copy cannot stand in for";
+        }
+        operand = static_cast<char*>(r.held.data_ptr());
+      }
+    }
+  }
+  return {};
+}
+
+// The storages of the tensors a call writes (its Tensor(a!) arguments).
+std::vector<StorageImpl*> written_storages(const FunctionSchema& schema, const Stack& arguments) {
+  std::vector<StorageImpl*> written;
+  for (size_t i = 0; i < schema.arguments.size() && i < arguments.size(); ++i) {
+    const auto& alias = schema.arguments[i].type.alias;
+    if (!alias || !alias->is_write) continue;
+    const IValue& v = arguments[i];
+    if (v.isTensor() && v.toTensor().defined() && v.toTensor().storage()) {
+      written.push_back(v.toTensor().storage().get());
+    }
+    if (v.isTensorList()) {
+      for (const Tensor& t : v.toTensorList()) {
+        if (t.defined() && t.storage()) written.push_back(t.storage().get());
+      }
+    }
+  }
+  return written;
 }
 
 void check_value(const OperatorHandle& op, const IValue& v) {
@@ -125,7 +183,8 @@ DispatchKeySet backend_keys(const OperatorHandle& op, Device device) {
 }
 
 // See Note [CPU recording].
-void record(CaptureState& capture, const OperatorHandle& op, Stack arguments, const Stack& results) {
+void record(CaptureState& capture, const OperatorHandle& op, Stack arguments, const Stack& results,
+            cpu::LaunchRecorder launches) {
   const FunctionSchema& schema = op.schema();
   const std::string name = op.operator_name().str();
   bool writes = false;
@@ -145,55 +204,128 @@ void record(CaptureState& capture, const OperatorHandle& op, Stack arguments, co
   const Device device = device_of(arguments, results);
   TG_CHECK(device.is_cpu(), "[graphs::capture] ", name, " runs on ", device,
            ": this build records CPU work only (CUDA graph capture is not implemented yet)");
-  RecordedCall call{op, nullptr, backend_keys(op, device), {}, {}};
+  RecordedCall call(op);
+  call.ks = backend_keys(op, device);
+  std::vector<Replaced> replaced;
   if (writes) {
     call.kernel = &op.entry().lookup(call.ks);
-    for (const IValue& v : arguments) call.arguments.push_back(unowned_value(capture, v));
-    capture.recording->add(std::move(call));
-    return;
-  }
-  if (aliases) return;  // a view: its geometry over fixed memory needs no replay
-  bool outputs_plain = true;
-  for (const IValue& r : results) {
-    outputs_plain = outputs_plain && r.isTensor() && r.toTensor().defined() && r.toTensor().is_contiguous();
-  }
-  if (auto out = jit::find_out_variant(op); out && outputs_plain) {
-    call.op = out->op;
-    call.ks = backend_keys(out->op, device);
-    call.kernel = &out->op.entry().lookup(call.ks);
-    for (int source : out->argument_sources) {
-      const IValue& v = source >= 0 ? arguments[static_cast<size_t>(source)]
-                                    : results[static_cast<size_t>(-source - 1)];
-      call.arguments.push_back(unowned_value(capture, v));
-    }
+    for (const IValue& v : arguments) call.arguments.push_back(unowned_value(capture, v, replaced));
+    call.written = written_storages(schema, call.arguments);
   } else {
-    TG_CHECK(!schema.returns.empty() && results.size() == schema.returns.size(), "[graphs::capture] ", name,
-             " has no result to replay into");
-    call.kernel = &op.entry().lookup(call.ks);
-    for (const IValue& v : arguments) call.arguments.push_back(unowned_value(capture, v));
+    if (aliases) return;  // a view: its geometry over fixed memory needs no replay
+    bool outputs_plain = true;
     for (const IValue& r : results) {
-      TG_CHECK(r.isTensor(), "[graphs::capture] ", name,
-               " returns a list of new tensors and has no out= variant: it cannot be recorded yet");
-      call.copy_into.push_back(unowned_alias(capture, r.toTensor()));
+      outputs_plain = outputs_plain && r.isTensor() && r.toTensor().defined() && r.toTensor().is_contiguous();
     }
+    if (auto out = jit::find_out_variant(op); out && outputs_plain) {
+      call.op = out->op;
+      call.ks = backend_keys(out->op, device);
+      call.kernel = &out->op.entry().lookup(call.ks);
+      for (int source : out->argument_sources) {
+        const IValue& v = source >= 0 ? arguments[static_cast<size_t>(source)]
+                                      : results[static_cast<size_t>(-source - 1)];
+        call.arguments.push_back(unowned_value(capture, v, replaced));
+      }
+    } else {
+      TG_CHECK(!schema.returns.empty() && results.size() == schema.returns.size(), "[graphs::capture] ", name,
+               " has no result to replay into");
+      call.kernel = &op.entry().lookup(call.ks);
+      for (const IValue& v : arguments) call.arguments.push_back(unowned_value(capture, v, replaced));
+      for (const IValue& r : results) {
+        TG_CHECK(r.isTensor(), "[graphs::capture] ", name,
+                 " returns a list of new tensors and has no out= variant: it cannot be recorded yet");
+        call.copy_into.push_back(unowned_alias(capture, r.toTensor()));
+      }
+    }
+  }
+  // See Note [Replay by launches].
+  if (!launches.declared) {
+    call.kernel_reason = "its kernel does not declare cpu::LaunchesOnly";
+  } else if (!launches.refused.empty()) {
+    call.kernel_reason = std::move(launches.refused);
+  } else {
+    call.kernel_reason = move_to_copies(launches.launches, replaced);
+  }
+  if (call.kernel_reason.empty()) {
+    call.by_launches = true;
+    call.launches = std::move(launches.launches);
+  } else {
+    call.written.clear();
   }
   capture.recording->add(std::move(call));
 }
 
+// The data-read hook while a recorded call runs: the kernel may read (its replay through the
+// kernel reads again), but a replay by launches would not.
+void refuse_launches_on_read(std::string_view what) {
+  if (cpu::LaunchRecorder* launches = cpu::launch_recorder()) {
+    launches->refuse("its kernel reads tensor data (" + std::string(what) + ")");
+  }
+}
+
+// Runs a call as the captured code made it, recording the CPU loops it launches. The calls its
+// kernel makes come back to the interceptor (the Tracer key stays included): see run_nested.
+void run_recorded(CaptureState& capture, const OperatorHandle& op, DispatchKeySet below, Stack* stack,
+                  cpu::LaunchRecorder& launches) {
+  cpu::LaunchRecorderScope recording_launches(&launches);
+  const DataReadHook previous = set_data_read_hook(&refuse_launches_on_read);
+  ++capture.running;
+  try {
+    op.redispatchBoxed(below, stack);
+  } catch (...) {
+    --capture.running;
+    set_data_read_hook(previous);
+    throw;
+  }
+  --capture.running;
+  set_data_read_hook(previous);
+}
+
+// Whether an operator only makes a view (its returns alias an argument, nothing is written):
+// it touches no memory, so it needs no declaration to be part of a replay by launches.
+bool is_view(const FunctionSchema& schema) {
+  for (const Argument& arg : schema.arguments) {
+    if (arg.type.alias && arg.type.alias->is_write) return false;
+  }
+  bool aliases = false;
+  for (const Argument& ret : schema.returns) aliases = aliases || ret.type.alias.has_value();
+  return aliases;
+}
+
+// A call made by the kernel of a recorded call: not recorded itself (the recorded call's
+// replay through its kernel makes it again). Its launches join the recorded call's when it is
+// replayable by launches itself (a view, or a kernel that declares cpu::LaunchesOnly and
+// whose own calls are replayable, and so on down); otherwise the recorded call is not.
+void run_nested(const OperatorHandle& op, DispatchKeySet below, Stack* stack) {
+  cpu::LaunchRecorder* caller = cpu::launch_recorder();
+  cpu::LaunchRecorder nested;
+  {
+    cpu::LaunchRecorderScope recording_launches(&nested);
+    op.redispatchBoxed(below, stack);
+  }
+  if (caller == nullptr) return;
+  const std::string name = op.operator_name().str();
+  if (!nested.declared && nested.launches.empty() && nested.refused.empty() && is_view(op.schema())) return;
+  if (!nested.declared) {
+    caller->refuse("its kernel calls " + name + ", whose kernel does not declare cpu::LaunchesOnly");
+  } else if (!nested.refused.empty()) {
+    caller->refuse("its kernel calls " + name + ", which cannot replay by launches: " + nested.refused);
+  }
+  for (std::unique_ptr<cpu::Launch>& launch : nested.launches) caller->launches.push_back(std::move(launch));
+}
+
 void intercept(const OperatorHandle& op, DispatchKeySet below, Stack* stack) {
+  CaptureState* capture = tls.capture;
+  if (capture != nullptr && capture->running > 0) return run_nested(op, below, stack);
   const size_t num_args = op.schema().arguments.size();
   TG_INTERNAL_ASSERT(stack->size() >= num_args);
   const size_t base = stack->size() - num_args;
   if (!tls.overwritten.empty()) {
     for (size_t i = base; i < stack->size(); ++i) check_value(op, (*stack)[i]);
   }
-  CaptureState* capture = tls.capture;
-  Stack arguments;
-  if (capture != nullptr) arguments.assign(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
-  {
+  if (capture == nullptr) {
     ExcludeDispatchKeyGuard no_interception(DispatchKey::Tracer);
-    // Kernels may read data (a recorded operator's own reads happen again at replay).
-    DataReadHook previous = set_data_read_hook(nullptr);
+    const DataReadHook previous = set_data_read_hook(nullptr);  // kernels may read data
     try {
       op.redispatchBoxed(below, stack);
     } catch (...) {
@@ -201,12 +333,14 @@ void intercept(const OperatorHandle& op, DispatchKeySet below, Stack* stack) {
       throw;
     }
     set_data_read_hook(previous);
+    return;
   }
-  if (capture != nullptr) {
-    const size_t num_returns = op.schema().returns.size();
-    Stack results(stack->end() - static_cast<std::ptrdiff_t>(num_returns), stack->end());
-    record(*capture, op, std::move(arguments), results);
-  }
+  Stack arguments(stack->begin() + static_cast<std::ptrdiff_t>(base), stack->end());
+  cpu::LaunchRecorder launches;
+  run_recorded(*capture, op, below, stack, launches);
+  const size_t num_returns = op.schema().returns.size();
+  Stack results(stack->end() - static_cast<std::ptrdiff_t>(num_returns), stack->end());
+  record(*capture, op, std::move(arguments), results, std::move(launches));
 }
 
 }  // namespace

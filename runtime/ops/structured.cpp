@@ -1,6 +1,7 @@
 #include "ops/structured.h"
 
 #include "core/checked_math.h"
+#include "core/pinned_memory.h"
 #include "tensorgen/ops.h"
 
 namespace tg {
@@ -11,13 +12,26 @@ bool can_cast(ScalarType from, ScalarType to) {
   return true;
 }
 
+namespace {
+
+// A bigger storage for an output. A pinned one stays pinned, as PyTorch's resize_ allocates
+// from the storage's allocator; every other one comes from the device's allocator, which a
+// recording thread may have overridden (core/allocator_override.h).
+Storage grown_storage(const StorageImpl& old, size_t nbytes, Device device) {
+  Allocator* allocator = old.allocator();
+  if (!device.is_cpu() || !is_pinned_memory_allocator(allocator)) return make_storage(nbytes, device);
+  return make_intrusive<StorageImpl>(allocator->allocate(nbytes), nbytes, allocator);
+}
+
+}  // namespace
+
 void resize_output(const Tensor& t, IntArrayRef sizes) {
   TensorImpl* impl = t.unsafeGetTensorImpl();
   if (impl->sizes() == sizes) return;  // a correctly sized out keeps its strides, as in PyTorch
   impl->set_sizes_contiguous(sizes);
   impl->set_storage_offset(0);
   const size_t needed = checked_nbytes("resize", sizes, impl->itemsize());
-  if (impl->storage()->nbytes() < needed) impl->set_storage(make_storage(needed, impl->device()));
+  if (impl->storage()->nbytes() < needed) impl->set_storage(grown_storage(*impl->storage(), needed, impl->device()));
 }
 
 void write_out(std::string_view op, const Tensor& result, const Tensor& out) {

@@ -52,6 +52,29 @@ TEST_CASE("without a GPU: moving a tensor to CUDA raises 'CUDA is not available'
   CHECK(says_unavailable(error_of([&] { (void)t.to(tg::Device("cuda:1")); })));
 }
 
+TEST_CASE("without a GPU: pin_memory=true raises 'CUDA is not available', naming the call and pin_memory") {
+  // A tg::Error as in LibTorch, not NotImplementedError: pinning exists, this machine cannot do it.
+  const std::string message = error_of([] { tg::zeros({2}, tg::TensorOptions().pinned_memory(true)); });
+  CHECK_MESSAGE(message.find("CUDA is not available: [zeros] pin_memory=true asks for pinned") == 0, message);
+  bool not_implemented = false;
+  try {
+    tg::empty({2}, tg::TensorOptions().pinned_memory(true));
+  } catch (const tg::NotImplementedError&) {
+    not_implemented = true;
+  } catch (const tg::Error&) {
+  }
+  CHECK_FALSE(not_implemented);
+  CHECK(error_of([] { tg::empty({2}, tg::TensorOptions().pinned_memory(true)); }).find("[empty] pin_memory") !=
+        std::string::npos);
+  CHECK(error_of([] { tg::rand_like(tg::ones({2}), tg::TensorOptions().pinned_memory(true)); })
+            .find("[rand_like] pin_memory") != std::string::npos);
+  const tg::Tensor t = tg::ones({2});
+  CHECK(error_of([&] { (void)t.pin_memory(); }).find("CUDA is not available: [pin_memory] pin_memory=true") == 0);
+  // Asking whether memory is pinned needs no device: nothing is.
+  CHECK_FALSE(t.is_pinned());
+  CHECK_FALSE(tg::ones({2}, tg::TensorOptions().pinned_memory(false)).is_pinned());
+}
+
 TEST_CASE("without a GPU: seeding and the CPU still work") {
   tg::manual_seed(7);
   const tg::Tensor a = tg::rand({3});

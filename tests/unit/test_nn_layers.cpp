@@ -131,7 +131,7 @@ TEST_CASE("nn_layers: pooling modules; adaptive pooling with uneven windows") {
     }
   }
   check_close(elements(adaptive(x)), expected);
-  // Sizes that divide use avg_pool2d: the global average.
+  // One cell: the global average.
   check_close(elements(nn::AdaptiveAvgPool2d(1)(x)), {12});
   check_close(elements(nn::AdaptiveAvgPool1d(2)(tg::arange(4, tg::kFloat).view({1, 1, 4}))), {0.5, 2.5});
   check_close(elements(nn::MaxPool1d(2)(tg::arange(4, tg::kFloat).view({1, 1, 4}))), {1, 3});

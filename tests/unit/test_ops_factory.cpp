@@ -208,12 +208,26 @@ TEST_CASE("ops_factory: negative sizes are a ValueError") {
   CHECK_THROWS_AS(tg::randn({1, -2}), tg::ValueError);
 }
 
-TEST_CASE("ops_factory: pinned memory is a clear NotImplementedError") {
-  const std::string message =
-      thrown<tg::NotImplementedError>([] { tg::zeros({2}, TensorOptions().pinned_memory(true)); });
-  CHECK(contains(message, "[zeros]"));
-  CHECK(contains(message, "pin_memory"));
-  CHECK_THROWS_AS(tg::ones_like(tg::zeros({2}), TensorOptions().pinned_memory(true)), tg::NotImplementedError);
+TEST_CASE("ops_factory: pinned memory without a CUDA device is a clear error naming the factory") {
+  if (tg::cuda::is_available()) {
+    MESSAGE("skipped: a CUDA device can pin memory here; tests/cuda/test_pinned_memory.cpp covers it");
+    return;
+  }
+  // tg::Error, not NotImplementedError: pinning is implemented, the machine cannot do it (LibTorch).
+  const std::string message = thrown<tg::Error>([] { tg::zeros({2}, TensorOptions().pinned_memory(true)); });
+  CHECK_MESSAGE(message.rfind("CUDA is not available: [zeros] pin_memory=true", 0) == 0, message);
+  bool not_implemented = false;
+  try {
+    tg::zeros({2}, TensorOptions().pinned_memory(true));
+  } catch (const tg::NotImplementedError&) {
+    not_implemented = true;
+  } catch (const tg::Error&) {
+  }
+  CHECK_FALSE(not_implemented);
+  CHECK(contains(thrown<tg::Error>([] { tg::ones_like(tg::zeros({2}), TensorOptions().pinned_memory(true)); }),
+                 "[ones_like] pin_memory=true"));
+  CHECK(contains(thrown<tg::Error>([] { (void)tg::zeros({2}).pin_memory(); }), "[pin_memory] pin_memory=true"));
+  CHECK_FALSE(tg::zeros({2}).is_pinned());
 }
 
 TEST_CASE("ops_factory: a CUDA device without a CUDA build is a clear NotImplementedError") {

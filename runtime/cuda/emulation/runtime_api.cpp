@@ -24,9 +24,11 @@
 // emulation cannot show a missing cudaStreamWaitEvent or record_stream as a wrong value. What
 // it checks instead is that the calls are well-formed: handles alive and of the right
 // device, a launch on a stream of the current device, copies whose pointers are on the side
-// their direction says, events recorded before they are timed. Queries always answer
-// "done" (cudaSuccess), as a GPU that has caught up would. A capturing stream records its work
-// instead of running it (Note [Emulated stream capture] in stream_capture.cpp).
+// their direction says, events recorded before they are timed. Queries answer "done"
+// (cudaSuccess), as a GPU that has caught up would, except on a stream a test holds back
+// (hold_stream), whose queries answer "not ready" until it is released or waited for. A
+// capturing stream records its work instead of running it (Note [Emulated stream capture]
+// in stream_capture.cpp).
 
 namespace tg::cuda::emu {
 
@@ -34,6 +36,8 @@ struct StreamState {
   int device;
   int priority;
   unsigned int flags;
+  bool held = false;   // hold_stream: queries answer "not ready"
+  uint64_t holds = 0;  // holds so far; an event lags only behind the hold it was recorded in
 };
 
 struct EventState {
@@ -41,6 +45,8 @@ struct EventState {
   unsigned int flags;
   bool recorded = false;
   std::chrono::steady_clock::time_point when{};
+  StreamState* lagging = nullptr;  // the held stream it was recorded on, and that hold's number
+  uint64_t lagging_hold = 0;
 };
 
 namespace {
@@ -107,6 +113,13 @@ int owner(Runtime& r, const void* p, size_t n) {
 
 bool valid_stream(Runtime& r, cudaStream_t stream) { return stream == nullptr || r.streams.count(stream) != 0; }
 
+// Whether the event waits behind a hold that has not been released. Precondition: r.mutex held.
+bool lags(Runtime& r, const EventState* event) {
+  const StreamState* stream = event->lagging;
+  return stream != nullptr && r.streams.count(event->lagging) != 0 && stream->held &&
+         stream->holds == event->lagging_hold;
+}
+
 // Precondition: r.mutex held.
 cudaError_t check_side(Runtime& r, const void* p, size_t n, bool device, const char* call, const char* which) {
   if (n == 0) return cudaSuccess;
@@ -154,6 +167,21 @@ bool is_live_stream(cudaStream_t stream) {
   Runtime& r = runtime();
   std::lock_guard<std::mutex> lock(r.mutex);
   return valid_stream(r, stream);
+}
+
+void hold_stream(cudaStream_t stream) {
+  Runtime& r = runtime();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (stream == nullptr || r.streams.count(stream) == 0) return (void)fail(cudaErrorInvalidResourceHandle, "hold_stream");
+  stream->held = true;
+  ++stream->holds;
+}
+
+void release_stream(cudaStream_t stream) {
+  Runtime& r = runtime();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (stream == nullptr || r.streams.count(stream) == 0) return (void)fail(cudaErrorInvalidResourceHandle, "release_stream");
+  stream->held = false;
 }
 
 bool check_launch_stream(cudaStream_t stream, std::string* why) {
@@ -283,6 +311,11 @@ cudaError_t cudaDeviceSynchronize() {
     return e;
   }
   ++tg::cuda::emu::host_waits;
+  auto& r = runtime();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (StreamState* stream : r.streams) {
+    if (stream->device == tg::cuda::emu::current_device) stream->held = false;
+  }
   return cudaSuccess;
 }
 
@@ -459,12 +492,23 @@ cudaError_t check_stream_wait(cudaStream_t stream, const char* call) {
 }
 }  // namespace
 
-cudaError_t cudaStreamQuery(cudaStream_t stream) { return check_stream_wait(stream, "cudaStreamQuery"); }
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  if (const cudaError_t e = check_stream_wait(stream, "cudaStreamQuery")) return e;
+  auto& r = runtime();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (stream != nullptr && stream->held) return fail(cudaErrorNotReady, "device not ready");
+  return cudaSuccess;
+}
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (const cudaError_t e = check_stream_wait(stream, "cudaStreamSynchronize")) return e;
   ++tg::cuda::emu::host_waits;
-  return cudaSuccess;
+  {
+    auto& r = runtime();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    if (stream != nullptr && r.streams.count(stream) != 0) stream->held = false;  // the host waits: caught up
+  }
+  return cudaStreamQuery(stream);
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int /*flags*/) {
@@ -518,6 +562,9 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   std::lock_guard<std::mutex> lock(r.mutex);
   event->recorded = true;
   event->when = std::chrono::steady_clock::now();
+  const bool held = stream != nullptr && stream->held;
+  event->lagging = held ? stream : nullptr;
+  event->lagging_hold = held ? stream->holds : 0;
   return cudaSuccess;
 }
 
@@ -532,12 +579,23 @@ cudaError_t check_event_wait(cudaEvent_t event, const char* call) {
 }
 }  // namespace
 
-cudaError_t cudaEventQuery(cudaEvent_t event) { return check_event_wait(event, "cudaEventQuery"); }
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  if (const cudaError_t e = check_event_wait(event, "cudaEventQuery")) return e;
+  auto& r = runtime();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (tg::cuda::emu::lags(r, event)) return fail(cudaErrorNotReady, "device not ready");
+  return cudaSuccess;
+}
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   if (const cudaError_t e = check_event_wait(event, "cudaEventSynchronize")) return e;
   ++tg::cuda::emu::host_waits;
-  return cudaSuccess;
+  {
+    auto& r = runtime();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    if (r.events.count(event) != 0 && tg::cuda::emu::lags(r, event)) event->lagging->held = false;  // caught up
+  }
+  return cudaEventQuery(event);
 }
 
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {

@@ -163,5 +163,12 @@ bool is_device_pointer(const void* ptr, int device = -1);
 void set_launch_error(cudaError_t error, const char* detail);
 // Graphs launched so far (cudaGraphLaunch), all devices.
 int64_t graph_launch_count();
+// Makes a created stream lag, for tests of what waits for events (the pinned allocator's
+// reuse): its work still runs when enqueued, but the stream and the events recorded on it
+// from now on answer cudaErrorNotReady to queries until release_stream, or until a host
+// wait on it (cudaStreamSynchronize, cudaEventSynchronize of such an event,
+// cudaDeviceSynchronize) lets it catch up. Waits of other streams on it do not lag.
+void hold_stream(cudaStream_t stream);
+void release_stream(cudaStream_t stream);
 
 }  // namespace tg::cuda::emu

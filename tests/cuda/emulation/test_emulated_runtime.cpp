@@ -115,3 +115,42 @@ TEST_CASE("cuBLAS GEMM: column-major, transposes, leading dimensions, strided ba
   (void)cudaFree(db);
   (void)cudaFree(dc);
 }
+
+TEST_CASE("a held stream and the events recorded on it during the hold answer 'not ready'") {
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, 0) == cudaSuccess);
+  cudaEvent_t before = nullptr, during = nullptr, other = nullptr;
+  REQUIRE(cudaEventCreateWithFlags(&before, cudaEventDisableTiming) == cudaSuccess);
+  REQUIRE(cudaEventCreateWithFlags(&during, cudaEventDisableTiming) == cudaSuccess);
+  REQUIRE(cudaEventCreateWithFlags(&other, cudaEventDisableTiming) == cudaSuccess);
+  REQUIRE(cudaEventRecord(before, stream) == cudaSuccess);
+  tg::cuda::emu::hold_stream(stream);
+  REQUIRE(cudaEventRecord(during, stream) == cudaSuccess);
+  REQUIRE(cudaEventRecord(other, nullptr) == cudaSuccess);  // the default stream is not held
+  CHECK(cudaEventQuery(before) == cudaSuccess);
+  CHECK(cudaEventQuery(during) == cudaErrorNotReady);
+  CHECK(cudaGetLastError() == cudaErrorNotReady);  // as the real runtime, a query sets the last error
+  CHECK(cudaStreamQuery(stream) == cudaErrorNotReady);
+  (void)cudaGetLastError();
+  CHECK(cudaEventQuery(other) == cudaSuccess);
+  tg::cuda::emu::release_stream(stream);
+  CHECK(cudaEventQuery(during) == cudaSuccess);
+  CHECK(cudaStreamQuery(stream) == cudaSuccess);
+  // A new hold does not reach back to events of an earlier one; a host wait catches up.
+  tg::cuda::emu::hold_stream(stream);
+  CHECK(cudaEventQuery(during) == cudaSuccess);
+  REQUIRE(cudaEventRecord(during, stream) == cudaSuccess);
+  CHECK(cudaEventQuery(during) == cudaErrorNotReady);
+  (void)cudaGetLastError();
+  CHECK(cudaEventSynchronize(during) == cudaSuccess);
+  CHECK(cudaEventQuery(during) == cudaSuccess);
+  CHECK(cudaStreamQuery(stream) == cudaSuccess);
+  tg::cuda::emu::hold_stream(stream);
+  CHECK(cudaStreamSynchronize(stream) == cudaSuccess);
+  CHECK(cudaStreamQuery(stream) == cudaSuccess);
+  // Only created streams can be held.
+  tg::cuda::emu::hold_stream(nullptr);
+  CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle);
+  for (cudaEvent_t event : {before, during, other}) CHECK(cudaEventDestroy(event) == cudaSuccess);
+  CHECK(cudaStreamDestroy(stream) == cudaSuccess);
+}
