@@ -2,6 +2,9 @@
 // with a tree are recorded on first use and replayed after; all recordings share one private
 // pool; a recording is keyed by its function, its inputs' signature, and the recordings run
 // before it in the current generation (its path). See Note [Graph trees] in tree.cpp.
+// A tree records on the device of its first call: the CPU, or a CUDA device, where each
+// recording is a CUDA Graph in one private pool of the CUDA caching allocator (Note [Graph
+// trees on CUDA]).
 // Invariants: every node's pool state (checkpoint) holds exactly the blocks of the live
 // outputs and input slots on its path; outputs handed out by a replay stay readable until a
 // replay that may overwrite them (see Note [Liveness of replayed outputs]).
@@ -59,6 +62,7 @@ class Tree {
   // Starts a new generation: the next call starts a path from the root.
   void mark_step();
 
+  // The tree's pool: a CPU pool until a first call on a CUDA device makes it that device's.
   const MemPool& pool() const;
   TreeStats stats() const;
 

@@ -173,3 +173,21 @@ TEST_CASE("tree: re-recording is bounded: eager with one warning after K; LRU ev
   CHECK(max_diff(f({x3, w1, w2})[0], mlp({x3, w1, w2})[0]) < 1e-6f);
   CHECK(tree.stats().replays == 1);
 }
+
+TEST_CASE("tree: recorded outputs and input slots stay allocated in the pool; later recordings never reuse them") {
+  tg::graphs::Tree tree;
+  auto twice = tree.wrap([](const Tensors& in) { return Tensors{in[0] * 2.0}; }, {}, "twice");
+  auto plus_one = tree.wrap([](const Tensors& in) { return Tensors{in[0] + 1.0}; }, {}, "plus_one");
+  Tensor x = tg::randn({1024});
+  Tensor y = twice({x})[0];
+  Tensor z = plus_one({y})[0];  // y is read in place: same path, so y must survive z's recording
+  CHECK(z.data_ptr() != y.data_ptr());
+  CHECK(max_diff(y, x * 2.0) == 0.0f);
+  CHECK(max_diff(z, x * 2.0 + 1.0) == 0.0f);
+  const tg::alloc::PoolState state = tg::graphs::cpu_graph_allocator().checkpoint_pool(0, tree.pool().id());
+  size_t live = 0;
+  for (const auto& segment : state.segments) {
+    for (const auto& block : segment.blocks) live += block.allocated ? 1 : 0;
+  }
+  CHECK(live == 3);  // x's slot, y, z: owned by the pool's checkpoints, not freed when disowned
+}
