@@ -140,3 +140,51 @@ def test_functional_losses_against_numpy():
     assert F.cross_entropy(logits, target).item() == pytest.approx(expected, rel=1e-6)
     with pytest.raises(ValueError, match="reduction"):
         F.mse_loss(logits, logits, reduction="avg")
+
+
+def _adaptive_windows(length: int, out: int):
+    """PyTorch's adaptive windows: [floor(i * L / out), ceil((i + 1) * L / out))."""
+    return [(i * length // out, -(-(i + 1) * length // out)) for i in range(out)]
+
+
+def _adaptive_reference(x: np.ndarray, output_size, reduce) -> np.ndarray:
+    """The adaptive pool over the trailing len(output_size) dims of x, by explicit windows."""
+    spatial = x.shape[-len(output_size):]
+    result = np.empty(x.shape[:-len(output_size)] + tuple(output_size))
+    for index in np.ndindex(*output_size):
+        window = tuple(slice(*_adaptive_windows(length, out)[i])
+                       for length, out, i in zip(spatial, output_size, index))
+        block = x[(Ellipsis,) + window].reshape(x.shape[:-len(output_size)] + (-1,))
+        result[(Ellipsis,) + index] = reduce(block, axis=-1)
+    return result
+
+
+@pytest.mark.parametrize("dims,shape,output_size", [(1, (2, 3, 7), (3,)), (2, (2, 3, 5, 7), (2, 3)),
+                                                    (3, (1, 2, 5, 4, 6), (2, 3, 4))])
+def test_adaptive_pools_against_numpy(dims, shape, output_size):
+    x = tg.randn(list(shape), dtype=tg.float64)
+    avg = getattr(F, f"adaptive_avg_pool{dims}d")(x, list(output_size))
+    np.testing.assert_allclose(avg.numpy(), _adaptive_reference(x.numpy(), output_size, np.mean), rtol=1e-12)
+    values, indices = getattr(F, f"adaptive_max_pool{dims}d")(x, list(output_size), return_indices=True)
+    np.testing.assert_array_equal(values.numpy(), _adaptive_reference(x.numpy(), output_size, np.max))
+    # The indices point at the maxima within each input plane, as PyTorch's do.
+    planes = x.numpy().reshape(x.shape[:-dims] + (-1,))
+    flat = indices.numpy().reshape(indices.shape[:-dims] + (-1,))
+    np.testing.assert_array_equal(np.take_along_axis(planes, flat, axis=-1),
+                                  values.numpy().reshape(flat.shape))
+    module = getattr(nn, f"AdaptiveAvgPool{dims}d")(list(output_size))
+    np.testing.assert_array_equal(module(x).numpy(), avg.numpy())
+    assert not isinstance(getattr(nn, f"AdaptiveMaxPool{dims}d")(list(output_size))(x), tuple)
+
+
+def test_3d_pools_against_numpy_and_errors():
+    x = tg.randn([1, 2, 4, 4, 6])
+    a = x.numpy().reshape(1, 2, 2, 2, 2, 2, 3, 2)  # 2x2x2 windows
+    np.testing.assert_allclose(F.max_pool3d(x, 2).numpy(), a.max(axis=(3, 5, 7)), rtol=1e-6)
+    np.testing.assert_allclose(F.avg_pool3d(x, 2).numpy(), a.mean(axis=(3, 5, 7)), rtol=1e-6)
+    np.testing.assert_array_equal(nn.MaxPool3d(2)(x).numpy(), F.max_pool3d(x, 2).numpy())
+    np.testing.assert_array_equal(nn.AvgPool3d(2)(x).numpy(), F.avg_pool3d(x, 2).numpy())
+    with pytest.raises(Exception, match="max_pool3d"):
+        F.max_pool3d(tg.randn([2, 3]), 2)
+    with pytest.raises(Exception, match="adaptive_avg_pool2d"):
+        F.adaptive_avg_pool2d(x, [1, 2, 3])

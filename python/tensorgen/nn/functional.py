@@ -9,7 +9,9 @@ from tensorgen._C import Tensor
 
 __all__ = ["relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "linear", "dropout",
            "cross_entropy", "nll_loss", "mse_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-           "smooth_l1_loss", "conv2d", "max_pool2d", "avg_pool2d", "layer_norm", "embedding", "one_hot",
+           "smooth_l1_loss", "conv2d", "max_pool2d", "avg_pool2d", "max_pool3d", "avg_pool3d",
+           "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
+           "adaptive_max_pool2d", "adaptive_max_pool3d", "layer_norm", "embedding", "one_hot",
            "scaled_dot_product_attention"]
 
 # The schemas' `int reduction`, as PyTorch's Python API names it.
@@ -105,6 +107,47 @@ def max_pool2d(input: Tensor, kernel_size: IntOrPair, stride: Optional[IntOrPair
 def avg_pool2d(input: Tensor, kernel_size: IntOrPair, stride: Optional[IntOrPair] = None, padding: IntOrPair = 0,
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
     return _C.avg_pool2d(input, kernel_size, [] if stride is None else stride, padding, ceil_mode, count_include_pad)
+
+
+def max_pool3d(input: Tensor, kernel_size: IntOrPair, stride: Optional[IntOrPair] = None, padding: IntOrPair = 0,
+               dilation: IntOrPair = 1, ceil_mode: bool = False) -> Tensor:
+    return _C.max_pool3d(input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode)
+
+
+def avg_pool3d(input: Tensor, kernel_size: IntOrPair, stride: Optional[IntOrPair] = None, padding: IntOrPair = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: Optional[int] = None) -> Tensor:
+    return _C.avg_pool3d(input, kernel_size, [] if stride is None else stride, padding, ceil_mode, count_include_pad,
+                         divisor_override)
+
+
+# The adaptive pools: PyTorch's names; the max pools return (values, indices) only when asked.
+def adaptive_avg_pool1d(input: Tensor, output_size: IntOrPair) -> Tensor:
+    return _C.adaptive_avg_pool1d(input, output_size)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: IntOrPair) -> Tensor:
+    return _C.adaptive_avg_pool2d(input, output_size)
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: IntOrPair) -> Tensor:
+    return _C.adaptive_avg_pool3d(input, output_size)
+
+
+def _values_or_pair(result, return_indices: bool):
+    return result if return_indices else result[0]
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: IntOrPair, return_indices: bool = False):
+    return _values_or_pair(_C.adaptive_max_pool1d(input, output_size), return_indices)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: IntOrPair, return_indices: bool = False):
+    return _values_or_pair(_C.adaptive_max_pool2d(input, output_size), return_indices)
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: IntOrPair, return_indices: bool = False):
+    return _values_or_pair(_C.adaptive_max_pool3d(input, output_size), return_indices)
 
 
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None,

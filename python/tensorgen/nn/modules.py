@@ -15,7 +15,8 @@ from tensorgen.nn import init
 
 __all__ = ["Parameter", "Module", "Sequential", "ModuleList", "Identity", "Linear", "ReLU", "GELU", "SiLU",
            "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Flatten", "Embedding", "LayerNorm", "Conv2d",
-           "MaxPool2d", "AvgPool2d", "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss"]
+           "MaxPool2d", "AvgPool2d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "CrossEntropyLoss", "NLLLoss", "MSELoss", "BCEWithLogitsLoss"]
 
 
 class Parameter(Tensor):
@@ -384,6 +385,58 @@ class MaxPool2d(Module):
 class AvgPool2d(MaxPool2d):
     def forward(self, x: Tensor) -> Tensor:
         return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding)
+
+
+class MaxPool3d(MaxPool2d):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.max_pool3d(x, self.kernel_size, self.stride, self.padding)
+
+
+class AvgPool3d(MaxPool2d):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.avg_pool3d(x, self.kernel_size, self.stride, self.padding)
+
+
+class _AdaptivePool(Module):
+    def __init__(self, output_size: Union[int, Sequence[int]]) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+
+class AdaptiveAvgPool1d(_AdaptivePool):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.adaptive_avg_pool1d(x, self.output_size)
+
+
+class AdaptiveAvgPool2d(_AdaptivePool):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.adaptive_avg_pool2d(x, self.output_size)
+
+
+class AdaptiveAvgPool3d(_AdaptivePool):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.adaptive_avg_pool3d(x, self.output_size)
+
+
+class _AdaptiveMaxPool(_AdaptivePool):
+    def __init__(self, output_size: Union[int, Sequence[int]], return_indices: bool = False) -> None:
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPool):
+    def forward(self, x: Tensor):
+        return F.adaptive_max_pool1d(x, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPool):
+    def forward(self, x: Tensor):
+        return F.adaptive_max_pool2d(x, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    def forward(self, x: Tensor):
+        return F.adaptive_max_pool3d(x, self.output_size, self.return_indices)
 
 
 class _Loss(Module):
