@@ -7,6 +7,7 @@
 #include <tensorgen/tensorgen.h>
 
 #include "bench_util.h"
+#include "graph_chain.h"
 #include "graphs/graphs.h"
 
 namespace {
@@ -44,18 +45,12 @@ Figures measure(const char* name, long iterations, Step&& step, size_t eager_ops
 int main() {
   tg::manual_seed(0);
   // A 50-op chain of 4x4 tensors: the kernels are tiny, so the time is per-op overhead.
-  tg::Tensor x = tg::randn({4, 4});
-  tg::Tensor y = tg::randn({4, 4});
-  auto chain = [&] {
-    tg::Tensor h = x;
-    for (int i = 0; i < 25; ++i) h = (h + y).relu();
-    bench::do_not_optimize(h.data_ptr());
-  };
-  const Figures c = measure("chain50", 20000, chain, 50);
+  const bench::GraphChain chain;
+  const Figures c = measure("chain50", 20000, chain, bench::kChainOps);
   {  // what one of the chain's kernels costs called through the dispatcher, without autograd
     tg::Tensor out = tg::empty({4, 4});
     tg::NoGradGuard no_grad;
-    bench::report("add_out_4x4_dispatched_ns", bench::best_ns_per_call(200000, 5, [&] { tg::add_out(out, x, y); }), "ns");
+    bench::report("add_out_4x4_dispatched_ns", bench::best_ns_per_call(200000, 5, [&] { tg::add_out(out, chain.x, chain.y); }), "ns");
   }
 
   // An MLP training step: forward, backward, SGD update in place.

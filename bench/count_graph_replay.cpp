@@ -7,20 +7,14 @@
 
 #include <tensorgen/tensorgen.h>
 
-#include "bench_util.h"
+#include "graph_chain.h"
 #include "graphs/graphs.h"
 
 int main(int argc, char** argv) {
   const long n = argc > 1 ? std::atol(argv[1]) : 100;
   const bool replay = argc > 2 && std::strcmp(argv[2], "replay") == 0;
   tg::manual_seed(0);
-  tg::Tensor x = tg::randn({4, 4});
-  tg::Tensor y = tg::randn({4, 4});
-  auto chain = [&] {
-    tg::Tensor h = x;
-    for (int i = 0; i < 25; ++i) h = (h + y).relu();
-    bench::do_not_optimize(h.data_ptr());
-  };
+  const bench::GraphChain chain;
   chain();
   tg::graphs::Graph graph;
   graph.capture_begin();
