@@ -4,9 +4,12 @@
 // mlp_step ratio R` (ratio = LibTorch's time / tensorgen's: higher is better). The two are timed
 // alternately, batch by batch, and each keeps its best batch, so that a disturbance of the
 // machine hits both alike. `triad_GBps` is a plain C++ loop: the machine's memory limit.
+// TG_BENCH_CASES=tanh,softmax runs only the cases whose names contain one of the words (for
+// working on a kernel; the summary line then covers those cases only).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,10 +47,26 @@ double triad_gbps(int threads) {
   return bench::figures::gbps(3.0 * 4 * n, best);
 }
 
+// Whether TG_BENCH_CASES (comma-separated words) selects the case; all when it is unset.
+bool selected(const std::string& name) {
+  const char* words = std::getenv("TG_BENCH_CASES");
+  if (words == nullptr || *words == '\0') return true;
+  const std::string list = words;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    const std::string word = list.substr(start, comma - start);
+    if (!word.empty() && name.find(word) != std::string::npos) return true;
+    start = comma + 1;
+  }
+  return false;
+}
+
 }  // namespace
 
 int main() {
   std::vector<bench::Case> ours = bench::tensorgen_cases();
+  std::erase_if(ours, [](const bench::Case& c) { return !selected(c.name); });
   std::vector<bench::Case> peer = bench::libtorch_cases();
   std::map<std::string, const bench::Case*> peer_by_name;
   for (const auto& c : peer) peer_by_name[c.name] = &c;
@@ -76,6 +95,10 @@ int main() {
     rows.push_back(row);
   }
   bench::tensorgen_set_threads(1);
+  if (rows.empty()) {
+    std::printf("no case matches TG_BENCH_CASES=%s\n", std::getenv("TG_BENCH_CASES"));
+    return 1;
+  }
   bench::report("triad_GBps", triad_gbps(2), "GBps");
   bench::report("triad_1t_GBps", triad_gbps(1), "GBps");
 
