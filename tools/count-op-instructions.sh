@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Instructions per 1-element tg::add, counted by callgrind (noise-free, unlike wall-clock):
 # runs build/bench/count_add with 1000 and 2000 adds and divides the difference by 1000.
-# With the argument `narrow`, the same for a 1-element narrow view (no autograd).
+# With the argument `add_grad`, the same add with one input requiring grad (each add records
+# its autograd node); with `narrow`, a 1-element narrow view (no autograd).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count() {
