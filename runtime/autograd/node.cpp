@@ -34,10 +34,16 @@ uint64_t next_sequence_nr() { return sequence_nr_counter++; }
 // owners either.
 Node::~Node() {
   if (next_edges_.empty()) return;
+  // A long chain of nodes, each the last owner of the next, is freed through this stack rather
+  // than by recursion. Only a next node that this one owns alone and that has next nodes of its
+  // own goes on it: the others (shared nodes, AccumulateGrad leaves) are released in place, so
+  // destroying an ordinary node allocates nothing.
   std::vector<std::shared_ptr<Node>> stack;
   const auto take_edges = [&stack](edge_list& edges) {
     for (Edge& edge : edges) {
-      if (edge.function) stack.push_back(std::move(edge.function));
+      if (edge.function && edge.function.use_count() == 1 && !edge.function->next_edges_.empty()) {
+        stack.push_back(std::move(edge.function));
+      }
     }
     edges.clear();
   };

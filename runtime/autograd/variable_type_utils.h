@@ -51,6 +51,7 @@ bool compute_requires_grad(const Tensors&... tensors) {
 template <typename... Tensors>
 edge_list collect_next_edges(const Tensors&... tensors) {
   edge_list edges;
+  edges.reserve(sizeof...(Tensors));  // one allocation for the usual one edge per argument
   (detail::append_edges(edges, tensors), ...);
   return edges;
 }

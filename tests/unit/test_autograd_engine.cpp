@@ -39,6 +39,22 @@ TEST_CASE("autograd: a chain of nodes carries the gradient to the leaf") {
   CHECK_FALSE(y.grad().defined());  // a non-leaf keeps no gradient unless it retains it
 }
 
+TEST_CASE("autograd: freeing a long chain of nodes does not recurse, and shared nodes survive it") {
+  // A million nodes, each the only owner of the next: freed one by one through ~Node's stack,
+  // where recursion would overflow the call stack. The leaf's accumulator, held from outside,
+  // and a node shared with another chain outlive the chain.
+  Tensor x = leaf({1});
+  std::shared_ptr<Node> accumulator = impl::gradient_edge(x).function;
+  auto shared = std::make_shared<ScaleNode>("Shared", 1.f, edge_list{Edge(accumulator, 0)});
+  std::shared_ptr<Node> head = std::make_shared<ScaleNode>("Link", 1.f, edge_list{Edge(shared, 0)});
+  for (int i = 0; i < 1000000; ++i) head = std::make_shared<ScaleNode>("Link", 1.f, edge_list{Edge(head, 0)});
+  const std::weak_ptr<Node> first_link = head;
+  head.reset();
+  CHECK(first_link.expired());
+  CHECK(shared.use_count() == 1);
+  CHECK(accumulator.use_count() == 2);  // the local and `shared`'s edge (x holds it weakly)
+}
+
 TEST_CASE("autograd: a node runs once, after all its producers (diamond)") {
   Tensor x = leaf({1});
   auto bottom = std::make_shared<ScaleNode>("Bottom", 1.f, edge_list{impl::gradient_edge(x)});
