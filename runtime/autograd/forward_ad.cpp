@@ -36,7 +36,7 @@ struct LevelState {
 // This thread's live levels, innermost last.
 thread_local std::vector<LevelState> tls_levels;
 // Live unmasked levels: kept so that the per-operator test is one load.
-thread_local int tls_unmasked = 0;
+thread_local int tls_unmasked __attribute__((tls_model("initial-exec"))) = 0;
 std::atomic<uint64_t> next_level_id{1};
 
 LevelState* find_level(uint64_t id) {

@@ -1,6 +1,8 @@
 #include "autograd/node.h"
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "core/device_guard_impl.h"
 #include "core/error.h"
@@ -8,7 +10,7 @@
 namespace tg::autograd {
 
 namespace {
-thread_local uint64_t sequence_nr_counter = 0;
+thread_local uint64_t sequence_nr_counter __attribute__((tls_model("initial-exec"))) = 0;
 
 void check_hook_result(const Tensor& grad, const Tensor& result, unsigned id) {
   TG_CHECK(result.sizes() == grad.sizes(), "[register_hook] hook ", id, " changed the shape of the gradient from ",
@@ -79,9 +81,23 @@ variable_list Node::operator()(variable_list&& grads) {
   return outputs;
 }
 
+InputMetadata& Node::next_input_metadata_slot() {
+  ++num_inputs_;
+  if (num_inputs_ == 1) return first_input_metadata_;
+  return more_input_metadata_.emplace_back();
+}
+
+const InputMetadata& Node::input_metadata(size_t i) const {
+  if (i >= num_inputs_) {
+    throw std::out_of_range("Node::input_metadata: index " + std::to_string(i) + " of " + std::to_string(num_inputs_));
+  }
+  return i == 0 ? first_input_metadata_ : more_input_metadata_[i - 1];
+}
+
 uint32_t Node::add_input_metadata(const Tensor& t) {
   if (!t.defined()) return add_undefined_input_metadata();
-  InputMetadata& metadata = input_metadata_.emplace_back(InputMetadata{DimVector(t.sizes()), t.scalar_type(), t.device()});
+  InputMetadata& metadata = next_input_metadata_slot();
+  metadata = InputMetadata{DimVector(t.sizes()), t.scalar_type(), t.device()};
   if (!metadata.device.is_cpu()) {
     if (const DeviceGuardImpl* impl = device_guard_impl(metadata.device.type())) {
       const Stream::Id id = impl->current_stream(metadata.device).id();
@@ -89,12 +105,12 @@ uint32_t Node::add_input_metadata(const Tensor& t) {
       metadata.stream_id = static_cast<int32_t>(id);
     }
   }
-  return static_cast<uint32_t>(input_metadata_.size() - 1);
+  return num_inputs_ - 1;
 }
 
 uint32_t Node::add_undefined_input_metadata() {
-  input_metadata_.push_back(InputMetadata{});
-  return static_cast<uint32_t>(input_metadata_.size() - 1);
+  next_input_metadata_slot() = InputMetadata{};
+  return num_inputs_ - 1;
 }
 
 void Node::add_tensor_pre_hook(uint32_t output_nr, std::shared_ptr<TensorHookList> hooks) {

@@ -88,13 +88,13 @@ class Node : public std::enable_shared_from_this<Node> {
   uint32_t add_input_metadata(const Tensor& t);
   // For an output that is not differentiable: keeps positions aligned, never validated.
   uint32_t add_undefined_input_metadata();
-  const InputMetadata& input_metadata(size_t i) const { return input_metadata_.at(i); }
-  size_t num_inputs() const noexcept { return input_metadata_.size(); }
+  const InputMetadata& input_metadata(size_t i) const;  // throws std::out_of_range past num_inputs()
+  size_t num_inputs() const noexcept { return num_inputs_; }
   // The stream backward runs on: that of the first output on a device with streams, or
   // nullopt when every output is on the CPU (PyTorch's Node::stream()).
   std::optional<Stream> stream() const {
-    for (const InputMetadata& metadata : input_metadata_) {
-      if (metadata.stream_id >= 0) return metadata.stream();
+    for (size_t i = 0; i < num_inputs_; ++i) {
+      if (input_metadata(i).stream_id >= 0) return input_metadata(i).stream();
     }
     return std::nullopt;
   }
@@ -129,9 +129,15 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual variable_list apply(variable_list&& grads) = 0;
 
  private:
+  InputMetadata& next_input_metadata_slot();
+
   uint64_t sequence_nr_;
   edge_list next_edges_;
-  std::vector<InputMetadata> input_metadata_;
+  // Most nodes have one output: its metadata lives in the node, the others' in a vector, so
+  // recording an ordinary op allocates no metadata block.
+  InputMetadata first_input_metadata_;
+  std::vector<InputMetadata> more_input_metadata_;
+  uint32_t num_inputs_ = 0;
   std::vector<PreHook> pre_hooks_;
   std::vector<PostHook> post_hooks_;
   std::vector<std::pair<uint32_t, std::shared_ptr<TensorHookList>>> tensor_pre_hooks_;

@@ -26,7 +26,7 @@ class CpuAllocator final : public Allocator {
   }
 };
 
-thread_local std::array<Allocator*, kNumDeviceTypes> tls_overrides{};
+thread_local std::array<Allocator*, kNumDeviceTypes> tls_overrides __attribute__((tls_model("initial-exec"))){};
 
 std::array<std::atomic<Allocator*>, kNumDeviceTypes>& allocator_registry() {
   static std::array<std::atomic<Allocator*>, kNumDeviceTypes> registry{};

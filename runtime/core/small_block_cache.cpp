@@ -39,9 +39,12 @@ struct Cache {
   uint32_t counts[kClasses];
 };
 // Trivially destructible, so a block freed during thread exit (after Flusher ran) still reads
-// valid values: a null cache, and `t_closed`.
-thread_local Cache* t_cache = nullptr;
-thread_local bool t_closed = false;
+// valid values: a null cache, and `t_closed`. Initial-exec, as every trivially typed
+// thread_local on a per-operator path (grad mode, sequence numbers, allocator overrides): the
+// library's TLS is static anyway (Note [Static TLS]), and the default model costs a
+// __tls_get_addr call per access.
+thread_local Cache* t_cache __attribute__((tls_model("initial-exec"))) = nullptr;
+thread_local bool t_closed __attribute__((tls_model("initial-exec"))) = false;
 
 // Frees the cached blocks when the thread ends; later releases go straight to free.
 struct Flusher {
