@@ -209,6 +209,34 @@ bool elementwise_contiguous(const Op& op, const Tensor& out, const std::array<Te
   return true;
 }
 
+// Outputs of at most this many elements: see elementwise_tiny.
+inline constexpr int64_t kTinyNumel = 16;
+
+// The path of the smallest outputs (a loss, a 1-element tensor in scalar code, the autograd
+// engine's scalar gradients): every operand contiguous, of out's shape, holding the op's
+// types, and each input either disjoint from out or out itself. No input copies, no launch
+// and no thread team: that machinery is most of the instructions of a 1-element op. Nothing
+// may be recording launches (a recorder needs the launch). Returns false when it does not apply.
+template <typename Op, typename... Inputs, size_t... I>
+bool elementwise_tiny(const Op& op, const Tensor& out, std::index_sequence<I...>, const Inputs&... inputs) {
+  using Traits = function_traits<Op>;
+  using R = typename Traits::result;
+  if (out.numel() > kTinyNumel || launch_recorder() != nullptr) return false;
+  if (!out.is_contiguous() || out.scalar_type() != dtype_of<R>) return false;
+  void* const out_data = out.data_ptr();
+  [[maybe_unused]] const auto usable = [&](const Tensor& input, ScalarType want) {
+    return input.scalar_type() == want && input.is_contiguous() && input.sizes() == out.sizes() &&
+           (!input.is_alias_of(out) || input.data_ptr() == out_data);
+  };
+  if (!(usable(inputs, dtype_of<std::tuple_element_t<I, typename Traits::args>>) && ...)) return false;
+  R* dst = static_cast<R*>(out_data);
+  [[maybe_unused]] const auto src =
+      std::make_tuple(static_cast<const std::tuple_element_t<I, typename Traits::args>*>(inputs.data_ptr())...);
+  const int64_t n = out.numel();
+  for (int64_t j = 0; j < n; ++j) dst[j] = op(std::get<I>(src)[j]...);  // in place: read before write
+  return true;
+}
+
 }  // namespace detail
 
 // out[i] = op(inputs[i]...) for every index i of out, with the inputs broadcast to out's
@@ -222,8 +250,9 @@ void elementwise_kernel(const Tensor& out, const Op& op, const Inputs&... inputs
   static_assert(std::tuple_size_v<typename function_traits<Op>::args> == kInputs,
                 "the op takes one parameter per input tensor");
   if (out.numel() == 0) return;
-  const std::array<Tensor, kInputs> in{detail::without_partial_overlap(out, inputs)...};
   const auto indices = std::make_index_sequence<kInputs>();
+  if (detail::elementwise_tiny(op, out, indices, inputs...)) return;
+  const std::array<Tensor, kInputs> in{detail::without_partial_overlap(out, inputs)...};
   if (detail::elementwise_contiguous(op, out, in, indices)) return;
 
   std::array<char*, kInputs + 1> data;

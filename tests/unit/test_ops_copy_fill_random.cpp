@@ -66,6 +66,29 @@ TEST_CASE("ops_copy_fill_random: copy_ between overlapping views") {
   CHECK(values(same) == Values{1, 2});
 }
 
+TEST_CASE("ops_copy_fill_random: small and large elementwise ops agree on overlapping views") {
+  // Outputs of up to 16 elements take the kernels' tiny path (cpu::detail::elementwise_tiny);
+  // 40 elements take the general one. Both: a partial overlap is refused before any kernel
+  // runs (as in LibTorch), the very same elements in place are read before being written.
+  for (int64_t n : {6, 40}) {
+    CAPTURE(n);
+    Tensor x = tg::arange(n, tg::kFloat);
+    const Values before = values(x);
+    CHECK(contains(thrown<tg::Error>([&] { x.slice(0, 1, n).add_(x.slice(0, 0, n - 1)); }), "single memory location"));
+    CHECK(values(x) == before);
+    Values expected(static_cast<size_t>(n));
+    Tensor y = tg::arange(n, tg::kFloat);
+    y.add_(y);  // the very same elements: in place
+    for (int64_t i = 0; i < n; ++i) expected[static_cast<size_t>(i)] = 2.0 * static_cast<double>(i);
+    CHECK(values(y) == expected);
+    Tensor z = tg::arange(n, tg::kFloat);
+    Tensor sum = tg::add(z.slice(0, 1, n), z.slice(0, 0, n - 1));  // a new output
+    Values sums;
+    for (int64_t i = 1; i < n; ++i) sums.push_back(2.0 * static_cast<double>(i) - 1.0);
+    CHECK(values(sum) == sums);
+  }
+}
+
 TEST_CASE("ops_copy_fill_random: fill_") {
   for (tg::ScalarType dtype : kAllDtypes) {
     CAPTURE(dtype);
