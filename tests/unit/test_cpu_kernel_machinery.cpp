@@ -336,6 +336,25 @@ TEST_CASE("transposing copies (tiled) give every element at its place, for any d
   CHECK(close(target, big.t()));
 }
 
+TEST_CASE("large transposing copies (streaming stores) place every element, with partial tiles and misaligned rows") {
+  // Over 4 MiB the tile rows are written with streaming stores (see transpose_copy.cpp); the
+  // sizes leave partial tiles on both edges, and a destination whose rows are not 16-byte
+  // aligned takes plain stores.
+  const Tensor rows = iota({1032, 1100});  // 4.3 MiB of floats
+  CHECK(close(rows.t().contiguous().t(), rows));
+  const Tensor doubles = iota({700, 777}).to(tg::kDouble);
+  CHECK(close(doubles.t().contiguous().t(), doubles));
+  const Tensor longs = iota({3, 410, 450}).to(tg::kLong);  // an outer dim around the tiles
+  CHECK(close(longs.permute({0, 2, 1}).contiguous().permute({0, 2, 1}), longs));
+  Tensor padded = tg::zeros({1100, 1033});
+  Tensor shifted = padded.narrow(1, 1, 1032);  // rows start 4 bytes past a 16-byte boundary
+  shifted.copy_(rows.t());
+  CHECK(close(shifted, rows.t()));
+  CHECK(close(padded.narrow(1, 0, 1), tg::zeros({1100, 1})));
+  ThreadCount two(2);
+  CHECK(close(rows.t().contiguous().t(), rows));
+}
+
 TEST_CASE("layer_norm forward and backward on two threads equal one thread's, and a double reference") {
   // 96 rows of 1000: the backward splits its weight and bias sums into per-thread blocks.
   const Tensor x = tg::randn({96, 1000}) * 2.0 + 0.5, w = tg::randn({1000}), b = tg::randn({1000});
