@@ -48,12 +48,21 @@ template <typename Lanes>
   return total;
 }
 
-// sum_j f(j) over [0, n), f giving a double.
-template <typename F>
-[[gnu::always_inline]] inline double lane_sum(int64_t n, const F& f) {
+// Note [Prefetching the next row]
+// Each row is read from memory once, in its first pass, and then from L1; the hardware
+// prefetchers did not keep that first pass fed (it stalled on its loads), so the pass over
+// one row requests the next row's lines. Measured on 4096 x 1024 floats, one thread: the
+// backward's ratio to LibTorch went from 0.72 to 0.93 (medians of 4 alternating runs).
+// (The line is requested once per 8 elements: twice for floats, which costs next to nothing.)
+
+// sum_j f(j) over [0, n), f giving a double. With `next`, requests next[0, n) into the
+// cache on the way (see Note [Prefetching the next row]).
+template <typename F, typename T = double>
+[[gnu::always_inline]] inline double lane_sum(int64_t n, const F& f, const T* next = nullptr) {
   double lanes[kLanes] = {};
   int64_t j = 0;
   for (; j + kLanes <= n; j += kLanes) {
+    if (next != nullptr) __builtin_prefetch(next + j);
     for (int64_t k = 0; k < kLanes; ++k) lanes[k] += f(j + k);
   }
   double tail = 0;
@@ -100,7 +109,9 @@ template <typename T>
                                                    int64_t end) {
   for (int64_t row = begin; row < end; ++row) {
     const T* xr = x + row * n;
-    const double mu = lane_sum(n, [&](int64_t j) { return cpu::convert<double>(xr[j]); }) / static_cast<double>(n);
+    const T* next_row = row + 1 < end ? xr + n : nullptr;
+    const double mu =
+        lane_sum(n, [&](int64_t j) { return cpu::convert<double>(xr[j]); }, next_row) / static_cast<double>(n);
     const double squares = lane_sum(n, [&](int64_t j) {
       const double centered = cpu::convert<double>(xr[j]) - mu;
       return centered * centered;
@@ -152,6 +163,10 @@ template <typename T>
       gw_xhat_sum += gw * x_hat;
     };
     for (; j + kLanes <= n; j += kLanes) {
+      if (row + 1 < end) {  // see Note [Prefetching the next row]
+        __builtin_prefetch(xr + n + j);
+        __builtin_prefetch(gr + n + j);
+      }
       step(j, gw_low, gw_xhat_low);
       step(j + 4, gw_high, gw_xhat_high);
     }
