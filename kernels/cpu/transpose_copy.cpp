@@ -33,11 +33,11 @@ constexpr int64_t kStreamingMinBytes = int64_t{4} << 20;
 // Each tile writes kTile short runs, one per destination row, and consecutive tiles move to
 // other rows: a store to a line not in cache first reads it (a read for ownership), and no
 // prefetcher follows runs a whole row apart, so every written line waited for its read. On a
-// 4096 x 1024 float transpose that was 3/4 of the time (27-35 ms against 11 for LibTorch's
-// copy). Non-temporal stores of whole 16-byte chunks skip the read: each tile row of 4- or
-// 8-byte elements fills whole cache lines, which leave the write-combining buffers without
-// touching the caches (7.6 ms in the same test). A copy that fits the caches keeps plain
-// stores, so that the next kernel finds its input there.
+// 4096 x 1024 float transpose that was 3/4 of the time (27-35 ms; LibTorch 2.15 alone: 31).
+// Non-temporal stores of whole 16-byte chunks skip the read: each tile row of 4- or 8-byte
+// elements fills whole cache lines, which leave the write-combining buffers without touching
+// the caches (7-8 ms). A copy that fits the caches keeps plain stores, so that the next
+// kernel finds its input there.
 
 // The copy, once the dims are known: `inner` (dst stride 1) and `across` (src stride 1) are
 // tiled; every other dim of `outer` is walked around the tiles. Strides are in elements.
