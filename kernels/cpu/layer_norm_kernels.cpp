@@ -135,7 +135,8 @@ TG_TARGET_AVX2 void layer_norm_rows_avx2(const T* x, T* y, T* mean_out, T* rstd_
 // The backward of rows [begin, end): grad_input's rows (when gx is not null), and each row's
 // share of grad_weight and grad_bias added to dw and db. One pass per row gives the shares
 // and both row sums, sum(g') and sum(g' x^), with x^ recomputed rather than stored; a second
-// pass writes grad_input (as ATen's kernel; four passes through a stored x^ were 2x slower).
+// pass writes grad_input (as ATen's kernel). The earlier four passes through a stored x^, the
+// first of them scalar, took 1.3-1.6x as long on 4096 x 1024 floats.
 template <typename T>
 [[gnu::always_inline]] inline void layer_norm_backward_rows(const T* __restrict x, const T* __restrict g,
                                                             const double* means, const double* rstds,

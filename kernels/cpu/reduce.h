@@ -26,7 +26,7 @@ namespace tg::cpu {
 // slots[j] = combine(slots[j], values[j]) for j in [0, n): the step of a reduction over outer
 // dims, which vectorises. It requests the input 2 KiB ahead, one request per cache line:
 // rows of a page or less restart the hardware prefetchers at every page, and sum(0) of
-// 4096 x 1024 floats stalled on its loads (3.6 -> 3.35 ms, medians of 9 alternating runs
+// 4096 x 1024 floats stalled on its loads (3.66 -> 3.35 ms, medians of 9 alternating runs
 // under load). A request past the row's end reads nothing wrong: prefetches never fault (the
 // address is formed as an integer, as a pointer past the array would be undefined).
 template <typename Acc, typename In, typename Reducer>
