@@ -82,9 +82,20 @@ TG_HOST_DEVICE inline int64_t avg_pool_divisor(const PoolShape& s, Window wz, Wi
          (clip_end(wx, s.input[2]) - clip_begin(wx));
 }
 
-// The maximum over the window box (wz, wy, wx) and its flat index: the first NaN wins and
-// stays, otherwise the first of equal maxima. load(offset) gives the element as T; -1 for a box
-// that reads nothing (value -inf).
+// One step of a window's maximum, elements taken in index order: v at `offset` replaces the
+// best so far when it is the first, or larger, or a NaN (the first NaN wins and stays;
+// otherwise the first of equal maxima). Start from best = -inf, best_index = -1.
+template <typename T>
+TG_HOST_DEVICE inline void max_pool_step(T v, int64_t offset, T& best, int64_t& best_index) {
+  const bool best_nan = best != best, v_nan = v != v;
+  if (best_index < 0 || (!best_nan && (v > best || v_nan))) {
+    best = v;
+    best_index = offset;
+  }
+}
+
+// The maximum over the window box (wz, wy, wx) and its flat index (max_pool_step's order).
+// load(offset) gives the element as T; -1 for a box that reads nothing (value -inf).
 TG_EXEC_CHECK_DISABLE
 template <typename T, typename Load>
 TG_HOST_DEVICE inline void max_pool_window(const PoolShape& s, Window wz, Window wy, Window wx, const Load& load,
@@ -98,12 +109,7 @@ TG_HOST_DEVICE inline void max_pool_window(const PoolShape& s, Window wz, Window
       for (int64_t x = wx.begin; x < wx.end && x < s.input[2]; x += wx.step) {
         if (x < 0) continue;
         const int64_t offset = (z * s.input[1] + y) * s.input[2] + x;
-        const T v = load(offset);
-        const bool best_nan = best != best, v_nan = v != v;
-        if (best_index < 0 || (!best_nan && (v > best || v_nan))) {
-          best = v;
-          best_index = offset;
-        }
+        max_pool_step(load(offset), offset, best, best_index);
       }
     }
   }

@@ -18,9 +18,34 @@
 #include "core/tensor.h"
 #include "cpu/loops.h"
 #include "cpu/strided_loop.h"
+#include "cpu/vec.h"
 #include "shape_utils.h"
 
 namespace tg::cpu {
+
+// slots[j] = combine(slots[j], values[j]) for j in [0, n): the step of a reduction over outer
+// dims, which vectorises. It requests the input 2 KiB ahead, one request per cache line:
+// rows of a page or less restart the hardware prefetchers at every page, and sum(0) of
+// 4096 x 1024 floats stalled on its loads (3.66 -> 3.35 ms, medians of 9 alternating runs
+// under load). A request past the row's end reads nothing wrong: prefetches never fault (the
+// address is formed as an integer, as a pointer past the array would be undefined).
+template <typename Acc, typename In, typename Reducer>
+[[gnu::always_inline]] inline void combine_rows(Acc* slots, const In* values, int64_t n, const Reducer& reducer) {
+  constexpr int64_t kLine = sizeof(In) < 64 ? 64 / sizeof(In) : 1;
+  constexpr uintptr_t kAheadBytes = 2048;
+  int64_t j = 0;
+  for (; j + kLine <= n; j += kLine) {
+    __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(values + j) + kAheadBytes));
+    for (int64_t k = 0; k < kLine; ++k) slots[j + k] = reducer.combine(slots[j + k], values[j + k]);
+  }
+  for (; j < n; ++j) slots[j] = reducer.combine(slots[j], values[j]);
+}
+
+// The same compiled for AVX2: a float sum's double accumulators take 4 lanes, not 2.
+template <typename Acc, typename In, typename Reducer>
+TG_TARGET_AVX2 void combine_rows_avx2(Acc* slots, const In* values, int64_t n, const Reducer& reducer) {
+  combine_rows(slots, values, n, reducer);
+}
 
 // The walk of reduce_into for one input geometry, worked out once: run() folds an input laid
 // out as `self` was, at any address, into accumulators at any address (a launch replays it:
@@ -58,8 +83,11 @@ class ReductionLoop {
           // A row of accumulators over a contiguous input row (a reduction over outer dims):
           // typed pointers, so that the compiler vectorises it.
           Acc* slots = reinterpret_cast<Acc*>(ptrs[1]) + begin;
-          const In* values = x.typed();
-          for (int64_t j = 0; j < m; ++j) slots[j] = reducer.combine(slots[j], values[j]);
+          if (vec::has_avx2_fma()) {
+            combine_rows_avx2(slots, x.typed(), m, reducer);
+          } else {
+            combine_rows(slots, x.typed(), m, reducer);
+          }
         } else {
           char* slots = ptrs[1] + begin * strides[1];
           for (int64_t j = 0; j < m; ++j) {

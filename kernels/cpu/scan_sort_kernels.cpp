@@ -1,11 +1,9 @@
-// CPU kernels of cumsum and topk along one dim; inputs are made contiguous and seen as
-// [outer, size, inner] blocks (dim_blocks.h).
-//   cumsum: out[o, k, i] = sum of in[o, 0..k, i], accumulated in the out dtype's compute type
-//   topk:   per (o, i), the k largest (smallest) of in[o, :, i], sorted, with their positions;
-//           NaN is larger than every number, and equal values keep their index order.
+// CPU kernel of cumsum along one dim; the input is made contiguous and seen as
+// [outer, size, inner] blocks (dim_blocks.h):
+//   out[o, k, i] = sum of in[o, 0..k, i], accumulated in the out dtype's compute type.
+// (topk is in topk_kernel.cpp.)
 #include <algorithm>
 #include <cmath>
-#include <utility>
 #include <vector>
 
 #include "NativeFunctions.h"
@@ -61,42 +59,6 @@ void native::cumsum_out_cpu(const Tensor& self, int64_t dim, std::optional<Scala
         }
       }
     });
-  });
-}
-
-void native::topk_out_cpu(const Tensor& self, int64_t k, int64_t dim, bool largest, bool /*sorted*/,
-                          const Tensor& values, const Tensor& indices) {
-  const DimBlocks b = blocks_around(self.sizes(), maybe_wrap_dim(dim, self.dim(), "topk"));
-  if (values.numel() == 0) return;
-  TG_DISPATCH_NUMERIC_TYPES(self.scalar_type(), "topk", [&] {
-    using T = opmath_t<scalar_t>;
-    const Tensor input = cpu::contiguous_as(self, self.scalar_type());
-    const scalar_t* src = input.data_ptr<scalar_t>();
-    scalar_t* out_values = values.data_ptr<scalar_t>();
-    int64_t* out_indices = indices.data_ptr<int64_t>();
-    // Whether (a, i) comes before (b, j): the larger (smaller) value first, NaN first when
-    // largest, last when smallest; ties by index.
-    auto before = [largest](const std::pair<T, int64_t>& a, const std::pair<T, int64_t>& b) {
-      const bool a_nan = math::is_nan(a.first), b_nan = math::is_nan(b.first);
-      if (a_nan || b_nan) {
-        if (a_nan && b_nan) return a.second < b.second;
-        return largest ? a_nan : b_nan;
-      }
-      if (a.first != b.first) return largest ? a.first > b.first : a.first < b.first;
-      return a.second < b.second;
-    };
-    std::vector<std::pair<T, int64_t>> slice(static_cast<size_t>(b.size));
-    for (int64_t o = 0; o < b.outer; ++o) {
-      for (int64_t i = 0; i < b.inner; ++i) {
-        for (int64_t j = 0; j < b.size; ++j) slice[j] = {cpu::convert<T>(src[(o * b.size + j) * b.inner + i]), j};
-        std::partial_sort(slice.begin(), slice.begin() + k, slice.end(), before);
-        for (int64_t j = 0; j < k; ++j) {
-          const int64_t at = (o * k + j) * b.inner + i;
-          out_values[at] = cpu::convert<scalar_t>(slice[j].first);
-          out_indices[at] = slice[j].second;
-        }
-      }
-    }
   });
 }
 

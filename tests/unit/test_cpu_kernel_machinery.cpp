@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -336,6 +337,25 @@ TEST_CASE("transposing copies (tiled) give every element at its place, for any d
   CHECK(close(target, big.t()));
 }
 
+TEST_CASE("large transposing copies (streaming stores) place every element, with partial tiles and misaligned rows") {
+  // Over 4 MiB the tile rows are written with streaming stores (see transpose_copy.cpp); the
+  // sizes leave partial tiles on both edges, and a destination whose rows are not 16-byte
+  // aligned takes plain stores.
+  const Tensor rows = iota({1032, 1100});  // 4.3 MiB of floats
+  CHECK(close(rows.t().contiguous().t(), rows));
+  const Tensor doubles = iota({700, 777}).to(tg::kDouble);
+  CHECK(close(doubles.t().contiguous().t(), doubles));
+  const Tensor longs = iota({3, 410, 450}).to(tg::kLong);  // an outer dim around the tiles
+  CHECK(close(longs.permute({0, 2, 1}).contiguous().permute({0, 2, 1}), longs));
+  Tensor padded = tg::zeros({1100, 1033});
+  Tensor shifted = padded.narrow(1, 1, 1032);  // rows start 4 bytes past a 16-byte boundary
+  shifted.copy_(rows.t());
+  CHECK(close(shifted, rows.t()));
+  CHECK(close(padded.narrow(1, 0, 1), tg::zeros({1100, 1})));
+  ThreadCount two(2);
+  CHECK(close(rows.t().contiguous().t(), rows));
+}
+
 TEST_CASE("layer_norm forward and backward on two threads equal one thread's, and a double reference") {
   // 96 rows of 1000: the backward splits its weight and bias sums into per-thread blocks.
   const Tensor x = tg::randn({96, 1000}) * 2.0 + 0.5, w = tg::randn({1000}), b = tg::randn({1000});
@@ -362,6 +382,55 @@ TEST_CASE("layer_norm forward and backward on two threads equal one thread's, an
   CHECK(close(std::get<0>(backward2), gxd, 1e-4, 1e-4));
   CHECK(close(std::get<1>(backward2), gwd, 1e-4, 1e-4));
   CHECK(close(std::get<2>(backward2), gbd, 1e-4, 1e-4));
+}
+
+TEST_CASE("layer_norm backward equals its formula in double, for odd row lengths and without weight or bias") {
+  // Row lengths below, between and above the kernel's groups of 4 and 8; the formula is
+  // evaluated here from the mean and rstd the forward returned.
+  for (int64_t n : {1, 3, 7, 13, 1029}) {
+    for (tg::ScalarType dtype : {tg::kDouble, tg::kFloat}) {
+      for (bool affine : {true, false}) {
+        CAPTURE(n);
+        CAPTURE(dtype);
+        CAPTURE(affine);
+        const int64_t m = 5;
+        const Tensor x = (tg::randn({m, n}, tg::kDouble) * 3.0 + 1.0).to(dtype);
+        const Tensor g = tg::randn({m, n}, tg::kDouble).to(dtype);
+        const std::optional<Tensor> w = affine ? std::optional<Tensor>(tg::randn({n}, tg::kDouble).to(dtype)) : std::nullopt;
+        const std::optional<Tensor> b = affine ? std::optional<Tensor>(tg::randn({n}, tg::kDouble).to(dtype)) : std::nullopt;
+        const auto [y, mean, rstd] = tg::native_layer_norm(x, {n}, w, b, 1e-5);
+        const auto [gx, gw, gb] = tg::native_layer_norm_backward(g, x, {n}, mean, rstd, w, b, {true, affine, affine});
+        const Values xs = values(x), gs = values(g), means = values(mean), rstds = values(rstd);
+        const Values ws = affine ? values(*w) : Values(static_cast<size_t>(n), 1.0);
+        Values expected_gx(xs.size()), expected_gw(static_cast<size_t>(n)), expected_gb(static_cast<size_t>(n));
+        for (int64_t row = 0; row < m; ++row) {
+          double sum_gw = 0, sum_gw_xhat = 0;
+          for (int64_t j = 0; j < n; ++j) {
+            const size_t at = static_cast<size_t>(row * n + j);
+            const double x_hat = (xs[at] - means[row]) * rstds[row];
+            sum_gw += gs[at] * ws[j];
+            sum_gw_xhat += gs[at] * ws[j] * x_hat;
+            expected_gw[j] += gs[at] * x_hat;
+            expected_gb[j] += gs[at];
+          }
+          for (int64_t j = 0; j < n; ++j) {
+            const size_t at = static_cast<size_t>(row * n + j);
+            const double x_hat = (xs[at] - means[row]) * rstds[row];
+            expected_gx[at] = rstds[row] * (gs[at] * ws[j] - sum_gw / n - x_hat * sum_gw_xhat / n);
+          }
+        }
+        const double tolerance = dtype == tg::kDouble ? 1e-12 : 2e-5;
+        CHECK(close(gx, make(expected_gx, {m, n}, tg::kDouble), tolerance, tolerance));
+        if (affine) {
+          CHECK(close(gw, make(expected_gw, {n}, tg::kDouble), tolerance, tolerance));
+          CHECK(close(gb, make(expected_gb, {n}, tg::kDouble), tolerance, tolerance));
+        } else {
+          CHECK_FALSE(gw.defined());
+          CHECK_FALSE(gb.defined());
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("im2col matches a direct gather, and col2im is its adjoint, for strides, padding and dilation") {

@@ -184,6 +184,37 @@ TEST_CASE("max_pool3d and avg_pool3d: against a direct loop over each window") {
               elements(tg::avg_pool3d(x, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}).select(0, 1)));
 }
 
+TEST_CASE("max_pool2d (its 2-d path): against a direct loop, with ties, padding, dilation and ceil_mode") {
+  // Values rounded to halves: many equal maxima, where the first (in index order) must win.
+  tg::manual_seed(13);
+  const Tensor x = (tg::randn({2, 3, 9, 7}, tg::kDouble) * 4.0).to(tg::kLong).to(tg::kDouble) / 2.0;
+  const Pool3d cases[] = {
+      {{1, 2, 2}, {1, 2, 2}, {0, 0, 0}},
+      {{1, 3, 2}, {1, 2, 1}, {0, 1, 1}, {1, 1, 1}, /*ceil_mode=*/true},
+      {{1, 3, 3}, {1, 2, 3}, {0, 1, 1}, {1, 2, 2}},
+      {{1, 2, 3}, {1, 3, 2}, {0, 1, 1}, {1, 1, 2}, /*ceil_mode=*/true},
+  };
+  for (const Pool3d& c : cases) {
+    CAPTURE(c.kernel);
+    CAPTURE(c.stride);
+    const Ints kernel{c.kernel[1], c.kernel[2]}, stride{c.stride[1], c.stride[2]};
+    const Ints padding{c.padding[1], c.padding[2]}, dilation{c.dilation[1], c.dilation[2]};
+    const auto [expected_maxima, expected_indices] = direct_max_pool3d(x.unsqueeze(2), c);
+    for (tg::ScalarType dtype : {tg::kDouble, tg::kFloat}) {
+      auto [maxima, indices] = tg::max_pool2d_with_indices(x.to(dtype), kernel, stride, padding, dilation, c.ceil_mode);
+      CHECK(elements(maxima) == expected_maxima);
+      CHECK(elements(indices) == expected_indices);
+    }
+  }
+  // NaN wins over every number and the first NaN stays.
+  const double nan = std::nan("");
+  const Tensor with_nan = make({1, nan, nan, 5, 2, 3, 4, nan}, {1, 2, 4});
+  auto [maxima, indices] = tg::max_pool2d_with_indices(with_nan, {2, 2}, {2, 2});
+  const Values got = elements(maxima);
+  CHECK((std::isnan(got[0]) && std::isnan(got[1])));
+  CHECK(elements(indices) == Values{1, 2});
+}
+
 TEST_CASE("3-d pooling over a depth of 1 is the 2-d pooling, gradients included") {
   tg::manual_seed(12);
   const Tensor x2 = tg::randn({2, 3, 7, 6}, tg::kDouble).requires_grad_();

@@ -3,7 +3,10 @@
 // smoothing, softmax at extreme values, layer_norm, var), the seeded reproducibility of
 // dropout, gradients through Tensor[] inputs, views from split, and the errors for bad
 // targets, shapes and dims.
+#include <algorithm>
 #include <cmath>
+#include <random>
+#include <utility>
 #include <vector>
 
 #include "ops_test_helpers.h"
@@ -234,6 +237,103 @@ TEST_CASE("ops_nn: topk orders NaN first and keeps ties in index order") {
   CHECK(values(values_low) == Values{1, 2});
   CHECK(values(indices_low) == Values{2, 4});
   CHECK(contains(thrown<tg::IndexError>([&] { tg::topk(x, 6); }), "selected index k out of range"));
+}
+
+namespace {
+
+// topk by its definition: each slice along `dim` stably sorted (NaN above every number), the
+// first k kept. Returns the values and the indices, in the output's layout.
+std::pair<Values, Values> topk_by_stable_sort(const Tensor& x, int64_t k, int64_t dim, bool largest) {
+  const Tensor moved = x.transpose(dim, -1).contiguous();
+  const Values all = values(moved);
+  const int64_t size = moved.sizes().back();
+  const auto before = [largest](double a, double b) {
+    if (std::isnan(a) || std::isnan(b)) return largest ? std::isnan(a) && !std::isnan(b) : !std::isnan(a) && std::isnan(b);
+    return largest ? a > b : a < b;
+  };
+  Values top_values, top_indices;
+  for (size_t start = 0; start < all.size(); start += static_cast<size_t>(size)) {
+    std::vector<int64_t> order(static_cast<size_t>(size));
+    for (int64_t j = 0; j < size; ++j) order[j] = j;
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return before(all[start + a], all[start + b]); });
+    for (int64_t j = 0; j < k; ++j) {
+      top_values.push_back(all[start + order[j]]);
+      top_indices.push_back(static_cast<double>(order[j]));
+    }
+  }
+  // Back from [..., k] to the output's layout (k at `dim`).
+  Ints moved_sizes = shape(moved);
+  moved_sizes.back() = k;
+  const auto relayout = [&](const Values& v) {
+    return values(make(v, moved_sizes, tg::kDouble).transpose(dim, -1).contiguous());
+  };
+  return {relayout(top_values), relayout(top_indices)};
+}
+
+bool same_values(const Values& a, const Values& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i])))) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("ops_nn: topk equals a stable sort's first k, for small and large k, any dim and layout") {
+  // Few distinct values (many ties) and some NaN; k on both sides of the threshold path's
+  // limit (32), up to the whole slice; a middle dim (strided slices) and a transposed input.
+  std::mt19937 engine(20);
+  const auto random_values = [&](int64_t n, bool with_nan) {
+    Values v(static_cast<size_t>(n));
+    for (double& x : v) {
+      x = static_cast<double>(engine() % 7) - 3;
+      if (with_nan && engine() % 16 == 0) x = std::nan("");
+    }
+    return v;
+  };
+  struct Case {
+    Ints sizes;
+    int64_t dim;
+    bool transposed;
+  };
+  const std::vector<Case> cases = {{{6, 50}, -1, false}, {{50, 6}, 0, false}, {{3, 40, 5}, 1, false},
+                                   {{50, 6}, -1, true}, {{70}, 0, false}};
+  for (const Case& c : cases) {
+    for (tg::ScalarType dtype : {tg::kFloat, tg::kDouble, tg::kHalf, tg::kInt}) {
+      const bool floating = dtype != tg::kInt;
+      int64_t n = 1;
+      for (int64_t s : c.sizes) n *= s;
+      Tensor x = make(random_values(n, floating), c.sizes, tg::kDouble).to(dtype);
+      if (c.transposed) x = x.t();  // sizes {6, 50}, not contiguous
+      const int64_t size = x.sizes()[c.dim < 0 ? x.dim() + c.dim : c.dim];
+      for (int64_t k : {int64_t{1}, int64_t{5}, int64_t{32}, int64_t{33}, size}) {
+        if (k > size) continue;
+        for (bool largest : {true, false}) {
+          for (bool sorted : {true, false}) {
+            CAPTURE(c.sizes);
+            CAPTURE(c.dim);
+            CAPTURE(dtype);
+            CAPTURE(k);
+            CAPTURE(largest);
+            const auto [top, at] = tg::topk(x, k, c.dim, largest, sorted);
+            const auto [expected_values, expected_indices] = topk_by_stable_sort(x, k, c.dim, largest);
+            CHECK(same_values(values(top), expected_values));
+            CHECK(values(at) == expected_indices);
+          }
+        }
+      }
+    }
+  }
+  // Rows split over two threads give the same.
+  const Tensor wide = make(random_values(600 * 100, true), {600, 100}, tg::kFloat);
+  const auto [one_thread, one_thread_at] = tg::topk(wide, 3);
+  const int saved_threads = tg::get_num_threads();
+  tg::set_num_threads(2);
+  const auto [two_threads, two_threads_at] = tg::topk(wide, 3);
+  tg::set_num_threads(saved_threads);
+  CHECK(same_values(values(two_threads), values(one_thread)));
+  CHECK(values(two_threads_at) == values(one_thread_at));
 }
 
 TEST_CASE("ops_nn: var and std corrections") {

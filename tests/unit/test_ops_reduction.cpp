@@ -2,6 +2,7 @@
 // all, negative dims, keepdim, duplicate and out-of-range dims), their dtype rules, max.dim
 // (values and first-index ties), argmax (flattened or along a dim), NaN handling, empty
 // reductions, non-contiguous inputs and numerically careful floating sums.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <tuple>
@@ -71,6 +72,39 @@ TEST_CASE("ops_reduction: sum dtypes and precision") {
   CHECK(values(tg::full({1000, 1000}, 0.1f).sum(Ints{0})).at(7) == doctest::Approx(100.0).epsilon(1e-6));
   // Pairwise summation keeps a float64 sum of a million 0.1s within 1e-9 (naive: ~1e-6).
   CHECK(std::fabs(values(tg::full({1000000}, 0.1, tg::kDouble).sum())[0] - 100000.0) < 1e-9);
+}
+
+TEST_CASE("ops_reduction: reductions over outer dims (rows of accumulators) equal a double reference") {
+  // Odd row lengths leave tails after the vector lanes; a NaN in one column must reach its
+  // amax and amin and no other column's.
+  for (int64_t n : {1, 5, 19, 1027}) {
+    CAPTURE(n);
+    const int64_t m = 37;
+    Values v(static_cast<size_t>(m * n));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(static_cast<double>(i)) * 100.0;
+    v[static_cast<size_t>(3 * n + n / 2)] = std::nan("");
+    const Tensor x = make(v, {m, n}, tg::kFloat);
+    const Values xs = values(x);  // as rounded to float
+    Values sums(static_cast<size_t>(n), 0.0), maxima(static_cast<size_t>(n), -INFINITY);
+    for (int64_t row = 0; row < m; ++row) {
+      for (int64_t j = 0; j < n; ++j) {
+        const double e = xs[static_cast<size_t>(row * n + j)];
+        sums[j] += e;
+        maxima[j] = std::isnan(e) || std::isnan(maxima[j]) ? NAN : std::max(maxima[j], e);
+      }
+    }
+    const Values got_sums = values(x.sum(0)), got_maxima = values(tg::amax(x, {0}));
+    for (int64_t j = 0; j < n; ++j) {
+      CAPTURE(j);
+      if (std::isnan(sums[j])) {
+        CHECK(std::isnan(got_sums[j]));
+        CHECK(std::isnan(got_maxima[j]));
+      } else {
+        CHECK(std::fabs(got_sums[j] - sums[j]) <= 1e-6 * std::fabs(sums[j]) + 1e-5);  // a float's rounding
+        CHECK(got_maxima[j] == maxima[j]);
+      }
+    }
+  }
 }
 
 TEST_CASE("ops_reduction: mean") {
