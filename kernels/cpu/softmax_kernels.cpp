@@ -141,30 +141,21 @@ TG_VEC_INLINE void softmax_backward_row_float(const float* g, const float* y, fl
   }
 }
 
-// Float rows [begin, end) of `size` elements, forward and backward, with 8 lanes (AVX2 and
-// FMA) where the CPU has them, else 4.
-template <bool kLog>
-TG_TARGET_AVX2 void softmax_rows_float_avx2(const float* in, float* out, int64_t begin, int64_t end, int64_t size) {
-  for (int64_t o = begin; o < end; ++o) softmax_row_float<kLog, vec::Vec8>(in + o * size, out + o * size, size);
-}
+// Float rows [begin, end) of `size` elements, forward and backward, with the widest vector
+// the CPU runs (16 lanes with AVX-512, 8 with AVX2 and FMA, else 4: vec::with_widest_vec).
 template <bool kLog>
 void softmax_rows_float(const float* in, float* out, int64_t begin, int64_t end, int64_t size) {
-  if (vec::has_avx2_fma()) return softmax_rows_float_avx2<kLog>(in, out, begin, end, size);
-  for (int64_t o = begin; o < end; ++o) softmax_row_float<kLog, vec::Vec4>(in + o * size, out + o * size, size);
-}
-template <bool kLog>
-TG_TARGET_AVX2 void softmax_backward_rows_float_avx2(const float* g, const float* y, float* gx, int64_t begin,
-                                                     int64_t end, int64_t size) {
-  for (int64_t o = begin; o < end; ++o) {
-    softmax_backward_row_float<kLog, vec::Vec8>(g + o * size, y + o * size, gx + o * size, size);
-  }
+  vec::with_widest_vec([&]<typename V>() TG_VEC_LAMBDA {
+    for (int64_t o = begin; o < end; ++o) softmax_row_float<kLog, V>(in + o * size, out + o * size, size);
+  });
 }
 template <bool kLog>
 void softmax_backward_rows_float(const float* g, const float* y, float* gx, int64_t begin, int64_t end, int64_t size) {
-  if (vec::has_avx2_fma()) return softmax_backward_rows_float_avx2<kLog>(g, y, gx, begin, end, size);
-  for (int64_t o = begin; o < end; ++o) {
-    softmax_backward_row_float<kLog, vec::Vec4>(g + o * size, y + o * size, gx + o * size, size);
-  }
+  vec::with_widest_vec([&]<typename V>() TG_VEC_LAMBDA {
+    for (int64_t o = begin; o < end; ++o) {
+      softmax_backward_row_float<kLog, V>(g + o * size, y + o * size, gx + o * size, size);
+    }
+  });
 }
 
 template <bool kLog>
