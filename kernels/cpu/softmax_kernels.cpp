@@ -85,28 +85,49 @@ void softmax_row(const scalar_t* in, scalar_t* out, int64_t size) {
 }
 
 // The same for float rows, kLanes<V> at a time with the vector exp (cpu/vec.h). Padding
-// lanes hold -inf: they leave the max unchanged and add exp(-inf) = 0 to the sum.
+// lanes hold -inf: they leave the max unchanged and add exp(-inf) = 0 to the sum. The max
+// skips NaNs (vec::max_skipping_nan): a NaN input makes the sum, and so every output of its
+// row, NaN all the same. It keeps four vectors of maxima, and the sum two: one chain of
+// maxps would wait on each one's latency.
 template <bool kLog, typename V>
 TG_VEC_INLINE void softmax_row_float(const float* in, float* out, int64_t size) {
   constexpr int64_t kLanes = vec::kLanes<V>;
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
   const int64_t tail = size % kLanes, whole = size - tail;
-  V max_lanes = vec::broadcast<V>(kNegInf);
-  for (int64_t k = 0; k < whole; k += kLanes) max_lanes = vec::max_propagate_nan(max_lanes, vec::load<V>(in + k));
-  if (tail > 0) max_lanes = vec::max_propagate_nan(max_lanes, vec::load_partial<V>(in + whole, tail, kNegInf));
-  const float max = vec::horizontal_max(max_lanes);
-  V sum_lanes{};
-  for (int64_t k = 0; k < whole; k += kLanes) {
+  V max0 = vec::broadcast<V>(kNegInf), max1 = max0, max2 = max0, max3 = max0;
+  int64_t k = 0;
+  for (; k + 4 * kLanes <= whole; k += 4 * kLanes) {
+    max0 = vec::max_skipping_nan(max0, vec::load<V>(in + k));
+    max1 = vec::max_skipping_nan(max1, vec::load<V>(in + k + kLanes));
+    max2 = vec::max_skipping_nan(max2, vec::load<V>(in + k + 2 * kLanes));
+    max3 = vec::max_skipping_nan(max3, vec::load<V>(in + k + 3 * kLanes));
+  }
+  for (; k < whole; k += kLanes) max0 = vec::max_skipping_nan(max0, vec::load<V>(in + k));
+  if (tail > 0) max0 = vec::max_skipping_nan(max0, vec::load_partial<V>(in + whole, tail, kNegInf));
+  const float max =
+      vec::horizontal_max(vec::max_skipping_nan(vec::max_skipping_nan(max0, max1), vec::max_skipping_nan(max2, max3)));
+  V sum0{}, sum1{};
+  k = 0;
+  for (; k + 2 * kLanes <= whole; k += 2 * kLanes) {
+    const V e0 = vec::exp(vec::load<V>(in + k) - max), e1 = vec::exp(vec::load<V>(in + k + kLanes) - max);
+    sum0 += e0;
+    sum1 += e1;
+    if constexpr (!kLog) {
+      vec::store(out + k, e0);
+      vec::store(out + k + kLanes, e1);
+    }
+  }
+  for (; k < whole; k += kLanes) {
     const V e = vec::exp(vec::load<V>(in + k) - max);
-    sum_lanes += e;
+    sum0 += e;
     if constexpr (!kLog) vec::store(out + k, e);
   }
   if (tail > 0) {
     const V e = vec::exp(vec::load_partial<V>(in + whole, tail, kNegInf) - max);
-    sum_lanes += e;
+    sum1 += e;
     if constexpr (!kLog) vec::store_partial(out + whole, e, tail);
   }
-  const double sum = vec::horizontal_sum(sum_lanes);
+  const double sum = vec::horizontal_sum(sum0) + vec::horizontal_sum(sum1);
   if constexpr (kLog) {
     const float shift = max + static_cast<float>(std::log(sum));
     for (int64_t k = 0; k < size; ++k) out[k] = in[k] - shift;

@@ -28,8 +28,8 @@
 // One pitfall of GCC 12: a generic helper (compiled outside the target function, then
 // inlined) that combines two comparison masks, as in `((a > b) | (a != a)) ? a : b`, is
 // turned lane by lane into scalar code for Vec16 (AVX-512 compares give mask registers, not
-// the int vectors the helper was written with): max_propagate_nan once made softmax 5x
-// slower that way. Selects on one comparison each are compiled well; check the object code
+// the int vectors the helper was written with): a NaN-propagating max once made softmax
+// 5x slower that way. Selects on one comparison each are compiled well; check the object code
 // (`objdump -d`, look for vcomiss/seta in a run_vec16 function) after adding such a helper.
 #pragma once
 
@@ -148,13 +148,13 @@ TG_VEC_INLINE void store_partial(float* p, V v, int64_t n) {
   for (int64_t j = 0; j < n; ++j) p[j] = v[j];
 }
 
-// max(a, b), NaN if either is NaN (torch.max semantics). The first select is maxps (b when
-// either is NaN); a + b is NaN where a is. Written as two selects of different values, not
-// one select on (a > b) | (a != a): see Note [Vector widths] on combined masks.
+// max(acc, x) as one maxps: acc where either is NaN, so NaN inputs x are skipped (for
+// accumulators that start as a number, where a NaN input shows up later anyway, as in
+// softmax's sum). A NaN-propagating max as one select on (a > b) | (a != a) would be
+// scalarised for Vec16: see Note [Vector widths] on combined masks.
 template <typename V>
-TG_VEC_INLINE V max_propagate_nan(V a, V b) {
-  const V larger = a > b ? a : b;
-  return a != a ? a + b : larger;
+TG_VEC_INLINE V max_skipping_nan(V acc, V x) {
+  return x > acc ? x : acc;
 }
 
 template <typename V>
@@ -172,41 +172,42 @@ TG_VEC_INLINE double horizontal_sum(V v) {
 }
 
 // exp(x) within 2 ulp for normal results: x = n ln2 + r with |r| <= ln2/2, exp(r) by a
-// degree-7 polynomial (Cephes' expf coefficients), 2^n put into the exponent bits. Results
-// in the subnormal range are subnormals, as std::exp gives (the two-factor scale below keeps
-// each factor normal, so the one rounding is the last multiply's); below half the smallest
-// subnormal, 0 (-inf gives 0, as softmax masks need, and is computed from input 0 so that no
-// subnormal arithmetic, slow on x86, happens for it); above float's range, inf; NaN stays
-// NaN (it passes every step unchanged and fails both range tests).
+// degree-6 polynomial with 1 + r + ... (a relative-minimax fit of 0.02 eps made for this
+// function: the Cephes degree-7 form cost two more instructions for accuracy float cannot
+// hold), 2^n put into the exponent bits. Results in the subnormal range are subnormals, as
+// std::exp gives (the scale is two normal factors, so the one rounding is the last
+// multiply's); below half the smallest subnormal, 0 (-inf gives 0, as softmax masks need,
+// computed from input 0 so that no subnormal arithmetic, slow on x86, happens for it).
+// Inputs above 89 are clamped to 89, whose result overflows to inf like every x above
+// log(FLT_MAX) = 88.72; NaN stays NaN (it passes every step unchanged).
 template <typename V>
 TG_VEC_INLINE V exp(V x) {
-  using Mask = MaskOf<V>;
-  constexpr float kMaxInput = 88.72283f;    // log(FLT_MAX)
   constexpr float kMinInput = -103.97208f;  // log(2^-150): exp rounds to 0 below
-  const Mask overflow = x > kMaxInput;
-  const Mask underflow = x < kMinInput;
-  const V clamped = underflow ? broadcast<V>(0.0f) : (overflow ? broadcast<V>(kMaxInput) : x);
+  const MaskOf<V> underflow = x < kMinInput;
+  // `89 < x ? 89 : x` is one minps (x where x is NaN).
+  const V clamped = underflow ? broadcast<V>(0.0f) : (89.0f < x ? broadcast<V>(89.0f) : x);
   // Rounding to the nearest integer by adding 1.5 * 2^23: n's bits end up in t's mantissa.
   constexpr float kRound = 12582912.0f;
   const V t = clamped * 1.44269504088896341f + kRound;
   const V n = t - kRound;
   V r = clamped - n * 0.693359375f;  // ln2 split in two for an exact product with n
   r = r - n * -2.12194440e-4f;
-  V p = broadcast<V>(1.9875691500e-4f);
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
+  V p = broadcast<V>(1.3843649067e-3f);
+  p = p * r + 8.3741564304e-3f;
+  p = p * r + 4.1668001562e-2f;
+  p = p * r + 1.6666431725e-1f;
+  p = p * r + 4.9999994040e-1f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
   // The scale 2^n: n + 127 in the exponent field. n is within [-150, 128] here, so it is
-  // split into two normal factors 2^(n/2) and 2^(n - n/2).
+  // split into two normal factors 2^(n/2) and 2^(n - n/2); 2^128 overflows to inf.
+  using Mask = MaskOf<V>;
   const Mask n_int = __builtin_bit_cast(Mask, t) - 0x4B400000;
   const Mask half = n_int >> 1;
   const Mask scale_a = (half + 127) << 23;
   const Mask scale_b = (n_int - half + 127) << 23;
   const V result = p * __builtin_bit_cast(V, scale_a) * __builtin_bit_cast(V, scale_b);
-  return underflow ? broadcast<V>(0.0f) : (overflow ? broadcast<V>(std::numeric_limits<float>::infinity()) : result);
+  return underflow ? broadcast<V>(0.0f) : result;
 }
 
 // tanh(x) within 3.1 float epsilons relative (2.6 with FMA; measured over every 37th float
