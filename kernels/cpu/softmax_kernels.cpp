@@ -84,7 +84,8 @@ void softmax_row(const scalar_t* in, scalar_t* out, int64_t size) {
   }
 }
 
-// The same for float rows, kLanes<V> at a time with the vector exp (cpu/vec.h). Padding
+// The same for float rows, kLanes<V> at a time with the vector exp of x - max <= 0
+// (vec::exp_of_nonpositive, cpu/vec.h: outputs under FLT_MIN / sum are 0). Padding
 // lanes hold -inf: they leave the max unchanged and add exp(-inf) = 0 to the sum. The max
 // skips NaNs (vec::max_skipping_nan): a NaN input makes the sum, and so every output of its
 // row, NaN all the same. It keeps four vectors of maxima, and the sum two: one chain of
@@ -109,7 +110,8 @@ TG_VEC_INLINE void softmax_row_float(const float* in, float* out, int64_t size) 
   V sum0{}, sum1{};
   k = 0;
   for (; k + 2 * kLanes <= whole; k += 2 * kLanes) {
-    const V e0 = vec::exp(vec::load<V>(in + k) - max), e1 = vec::exp(vec::load<V>(in + k + kLanes) - max);
+    const V e0 = vec::exp_of_nonpositive(vec::load<V>(in + k) - max);
+    const V e1 = vec::exp_of_nonpositive(vec::load<V>(in + k + kLanes) - max);
     sum0 += e0;
     sum1 += e1;
     if constexpr (!kLog) {
@@ -118,12 +120,12 @@ TG_VEC_INLINE void softmax_row_float(const float* in, float* out, int64_t size) 
     }
   }
   for (; k < whole; k += kLanes) {
-    const V e = vec::exp(vec::load<V>(in + k) - max);
+    const V e = vec::exp_of_nonpositive(vec::load<V>(in + k) - max);
     sum0 += e;
     if constexpr (!kLog) vec::store(out + k, e);
   }
   if (tail > 0) {
-    const V e = vec::exp(vec::load_partial<V>(in + whole, tail, kNegInf) - max);
+    const V e = vec::exp_of_nonpositive(vec::load_partial<V>(in + whole, tail, kNegInf) - max);
     sum1 += e;
     if constexpr (!kLog) vec::store_partial(out + whole, e, tail);
   }

@@ -171,6 +171,22 @@ TG_VEC_INLINE double horizontal_sum(V v) {
   return total;
 }
 
+namespace detail {
+
+// exp(r) for |r| <= ln2/2: the polynomial of exp and exp_of_nonpositive.
+template <typename V>
+TG_VEC_INLINE V exp_polynomial(V r) {
+  V p = broadcast<V>(1.3843649067e-3f);
+  p = p * r + 8.3741564304e-3f;
+  p = p * r + 4.1668001562e-2f;
+  p = p * r + 1.6666431725e-1f;
+  p = p * r + 4.9999994040e-1f;
+  p = p * r + 1.0f;
+  return p * r + 1.0f;
+}
+
+}  // namespace detail
+
 // exp(x) within 2 ulp for normal results: x = n ln2 + r with |r| <= ln2/2, exp(r) by a
 // degree-6 polynomial with 1 + r + ... (a relative-minimax fit of 0.02 eps made for this
 // function: the Cephes degree-7 form cost two more instructions for accuracy float cannot
@@ -192,13 +208,7 @@ TG_VEC_INLINE V exp(V x) {
   const V n = t - kRound;
   V r = clamped - n * 0.693359375f;  // ln2 split in two for an exact product with n
   r = r - n * -2.12194440e-4f;
-  V p = broadcast<V>(1.3843649067e-3f);
-  p = p * r + 8.3741564304e-3f;
-  p = p * r + 4.1668001562e-2f;
-  p = p * r + 1.6666431725e-1f;
-  p = p * r + 4.9999994040e-1f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
+  const V p = detail::exp_polynomial(r);
   // The scale 2^n: n + 127 in the exponent field. n is within [-150, 128] here, so it is
   // split into two normal factors 2^(n/2) and 2^(n - n/2); 2^128 overflows to inf.
   using Mask = MaskOf<V>;
@@ -207,6 +217,27 @@ TG_VEC_INLINE V exp(V x) {
   const Mask scale_a = (half + 127) << 23;
   const Mask scale_b = (n_int - half + 127) << 23;
   const V result = p * __builtin_bit_cast(V, scale_a) * __builtin_bit_cast(V, scale_b);
+  return underflow ? broadcast<V>(0.0f) : result;
+}
+
+// exp(x) for x <= 0, as softmax's x - max and log_softmax's outputs are: exp's accuracy for
+// results of FLT_MIN and more, 0 below (where a softmax output would be under FLT_MIN / sum,
+// sum >= 1), so that 2^n is one factor: about 16 instructions per vector against exp's 23.
+// Also right for 0 < x <= 88.37 (n <= 127); NaN stays NaN.
+template <typename V>
+TG_VEC_INLINE V exp_of_nonpositive(V x) {
+  constexpr float kMinNormalInput = -87.33654f;  // log(FLT_MIN)
+  const MaskOf<V> underflow = x < kMinNormalInput;
+  const V clamped = underflow ? broadcast<V>(0.0f) : x;
+  constexpr float kRound = 12582912.0f;
+  const V t = clamped * 1.44269504088896341f + kRound;
+  const V n = t - kRound;
+  V r = clamped - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  const V p = detail::exp_polynomial(r);
+  using Mask = MaskOf<V>;
+  const Mask scale = (__builtin_bit_cast(Mask, t) + (127 - 0x4B400000)) << 23;
+  const V result = p * __builtin_bit_cast(V, scale);
   return underflow ? broadcast<V>(0.0f) : result;
 }
 

@@ -1,4 +1,4 @@
-// Tests of the vector math of kernels/cpu/vec.h (exp, tanh, erf, and sigmoid through
+// Tests of the vector math of kernels/cpu/vec.h (exp, exp_of_nonpositive, tanh, erf, sigmoid via
 // cpu::Vectorized) at each vector width: the code of each capability level (vec::with_vec
 // compiles it for that instruction set, as the kernels run it) against double references,
 // over float's range and at the special values (NaN, +-inf, +-0, subnormals, large |x|).
@@ -20,7 +20,7 @@ namespace {
 namespace vec = tg::cpu::vec;
 using vec::Capability;
 
-enum class Function { kExp, kTanh, kErf, kSigmoid };
+enum class Function { kExp, kExpOfNonpositive, kTanh, kErf, kSigmoid };
 
 constexpr double kEps = std::numeric_limits<float>::epsilon();
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -35,6 +35,7 @@ std::vector<float> evaluate(Capability level, Function f, const std::vector<floa
       V r = v;
       switch (f) {
         case Function::kExp: r = vec::exp(v); break;
+        case Function::kExpOfNonpositive: r = vec::exp_of_nonpositive(v); break;
         case Function::kTanh: r = vec::tanh(v); break;
         case Function::kErf: r = vec::erf(v); break;
         case Function::kSigmoid: r = tg::activation::sigmoid(tg::cpu::Vectorized<V>(v)).v; break;
@@ -93,6 +94,12 @@ void check_level(Capability level) {
   // below half the smallest subnormal); inf above FLT_MAX.
   check_function(level, Function::kExp, inputs(-110.0, 92.0, 0.0173), [](double x) { return std::exp(x); },
                  [](double ref) { return std::max(2 * kEps * ref, kSmallestSubnormal); });
+  // exp_of_nonpositive (softmax's exp): the same for results of FLT_MIN and more, 0 below;
+  // its domain is x <= 88.37 (NaN included).
+  std::vector<float> nonpositive = inputs(-110.0, 0.0, 0.0173);
+  for (float& v : nonpositive) v = v > 88.37f ? 0.0f : v;
+  check_function(level, Function::kExpOfNonpositive, nonpositive, [](double x) { return std::exp(x); },
+                 [](double ref) { return std::max(2 * kEps * ref, static_cast<double>(std::numeric_limits<float>::min())); });
   const std::vector<float> x = inputs(-20.0, 20.0, 0.00731);
   // tanh: 4 eps relative (the rational form is 3.1 at worst); exactly +-1 from 9 on, and x
   // itself (subnormals, -0) near 0.
