@@ -24,6 +24,7 @@ enum class Function { kExp, kExpOfNonpositive, kTanh, kErf, kSigmoid };
 
 constexpr double kEps = std::numeric_limits<float>::epsilon();
 constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr double kFloatMin = std::numeric_limits<float>::min();
 const double kSmallestSubnormal = std::ldexp(1.0, -149);
 
 // f at every element of x (a multiple of 16 long), a vector at a time with level's vectors.
@@ -63,7 +64,9 @@ std::vector<float> inputs(double lo, double hi, double step) {
 template <typename Tolerance>
 double scaled_error(float y, double ref, Tolerance tolerance) {
   if (std::isnan(ref)) return std::isnan(y) ? 0.0 : 1e9;
-  if (std::fabs(ref) > std::numeric_limits<float>::max()) return static_cast<double>(y) == std::copysign(kInf, ref) ? 0.0 : 1e9;
+  if (std::fabs(ref) > std::numeric_limits<float>::max()) {
+    return static_cast<double>(y) == std::copysign(kInf, ref) ? 0.0 : 1e9;  // overflows in float
+  }
   if (ref == 0.0 && (y != 0.0f || std::signbit(y) != std::signbit(ref))) return 1e9;  // exact, sign included
   const double error = std::fabs(static_cast<double>(y) - ref);
   return error == 0.0 ? 0.0 : error / tolerance(ref);
@@ -99,7 +102,7 @@ void check_level(Capability level) {
   std::vector<float> nonpositive = inputs(-110.0, 0.0, 0.0173);
   for (float& v : nonpositive) v = v > 88.37f ? 0.0f : v;
   check_function(level, Function::kExpOfNonpositive, nonpositive, [](double x) { return std::exp(x); },
-                 [](double ref) { return std::max(2 * kEps * ref, static_cast<double>(std::numeric_limits<float>::min())); });
+                 [](double ref) { return std::max(2 * kEps * ref, kFloatMin); });
   const std::vector<float> x = inputs(-20.0, 20.0, 0.00731);
   // tanh: 4 eps relative (the rational form is 3.1 at worst); exactly +-1 from 9 on, and x
   // itself (subnormals, -0) near 0.
@@ -116,7 +119,7 @@ void check_level(Capability level) {
   // sigmoid = 1 / (1 + exp(-x)): 4 eps relative; 0 where exp(-x) overflows (below -88.7,
   // where the true value is under FLT_MIN).
   check_function(level, Function::kSigmoid, x, [](double v) { return 1.0 / (1.0 + std::exp(-v)); },
-                 [](double ref) { return std::max(4 * kEps * ref, static_cast<double>(std::numeric_limits<float>::min())); });
+                 [](double ref) { return std::max(4 * kEps * ref, kFloatMin); });
 }
 
 }  // namespace
