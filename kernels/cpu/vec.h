@@ -22,9 +22,10 @@
 // not the reverse). The environment variable TG_CPU_CAPABILITY=baseline|avx2|avx512 caps
 // the width (as ATen's ATEN_CPU_CAPABILITY does; a level the CPU lacks, or an unknown
 // name, leaves the CPU's own level); unit_kernels runs under each. Why AVX-512 pays here:
-// the transcendental loops (exp, tanh, sigmoid, gelu, softmax) are bound by instruction
-// throughput, not memory, and 16 lanes halve the instructions per element (LibTorch 2.x
-// runs its AVX-512 Sleef code on this CPU; docs/performance.md has the figures).
+// the transcendental loops (exp, tanh, sigmoid, gelu, softmax) were bound by instruction
+// throughput, and 16 lanes halve the instructions per element (LibTorch 2.x runs its
+// AVX-512 Sleef code on this CPU); tanh and gelu over 1M floats now run at one thread's
+// memory copy speed (docs/performance.md has the figures).
 // One pitfall of GCC 12: a generic helper (compiled outside the target function, then
 // inlined) that combines two comparison masks, as in `((a > b) | (a != a)) ? a : b`, is
 // turned lane by lane into scalar code for Vec16 (AVX-512 compares give mask registers, not
