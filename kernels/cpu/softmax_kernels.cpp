@@ -84,29 +84,52 @@ void softmax_row(const scalar_t* in, scalar_t* out, int64_t size) {
   }
 }
 
-// The same for float rows, kLanes<V> at a time with the vector exp (cpu/vec.h). Padding
-// lanes hold -inf: they leave the max unchanged and add exp(-inf) = 0 to the sum.
+// The same for float rows, kLanes<V> at a time with the vector exp of x - max <= 0
+// (vec::exp_of_nonpositive, cpu/vec.h: outputs under FLT_MIN / sum are 0). Padding
+// lanes hold -inf: they leave the max unchanged and add exp(-inf) = 0 to the sum. The max
+// skips NaNs (vec::max_skipping_nan): a NaN input makes the sum, and so every output of its
+// row, NaN all the same. It keeps four vectors of maxima, and the sum two: one chain of
+// maxps would wait on each one's latency.
 template <bool kLog, typename V>
 TG_VEC_INLINE void softmax_row_float(const float* in, float* out, int64_t size) {
   constexpr int64_t kLanes = vec::kLanes<V>;
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
   const int64_t tail = size % kLanes, whole = size - tail;
-  V max_lanes = vec::broadcast<V>(kNegInf);
-  for (int64_t k = 0; k < whole; k += kLanes) max_lanes = vec::max_propagate_nan(max_lanes, vec::load<V>(in + k));
-  if (tail > 0) max_lanes = vec::max_propagate_nan(max_lanes, vec::load_partial<V>(in + whole, tail, kNegInf));
-  const float max = vec::horizontal_max(max_lanes);
-  V sum_lanes{};
-  for (int64_t k = 0; k < whole; k += kLanes) {
-    const V e = vec::exp(vec::load<V>(in + k) - max);
-    sum_lanes += e;
+  V max0 = vec::broadcast<V>(kNegInf), max1 = max0, max2 = max0, max3 = max0;
+  int64_t k = 0;
+  for (; k + 4 * kLanes <= whole; k += 4 * kLanes) {
+    max0 = vec::max_skipping_nan(max0, vec::load<V>(in + k));
+    max1 = vec::max_skipping_nan(max1, vec::load<V>(in + k + kLanes));
+    max2 = vec::max_skipping_nan(max2, vec::load<V>(in + k + 2 * kLanes));
+    max3 = vec::max_skipping_nan(max3, vec::load<V>(in + k + 3 * kLanes));
+  }
+  for (; k < whole; k += kLanes) max0 = vec::max_skipping_nan(max0, vec::load<V>(in + k));
+  if (tail > 0) max0 = vec::max_skipping_nan(max0, vec::load_partial<V>(in + whole, tail, kNegInf));
+  const float max =
+      vec::horizontal_max(vec::max_skipping_nan(vec::max_skipping_nan(max0, max1), vec::max_skipping_nan(max2, max3)));
+  V sum0{}, sum1{};
+  k = 0;
+  for (; k + 2 * kLanes <= whole; k += 2 * kLanes) {
+    const V e0 = vec::exp_of_nonpositive(vec::load<V>(in + k) - max);
+    const V e1 = vec::exp_of_nonpositive(vec::load<V>(in + k + kLanes) - max);
+    sum0 += e0;
+    sum1 += e1;
+    if constexpr (!kLog) {
+      vec::store(out + k, e0);
+      vec::store(out + k + kLanes, e1);
+    }
+  }
+  for (; k < whole; k += kLanes) {
+    const V e = vec::exp_of_nonpositive(vec::load<V>(in + k) - max);
+    sum0 += e;
     if constexpr (!kLog) vec::store(out + k, e);
   }
   if (tail > 0) {
-    const V e = vec::exp(vec::load_partial<V>(in + whole, tail, kNegInf) - max);
-    sum_lanes += e;
+    const V e = vec::exp_of_nonpositive(vec::load_partial<V>(in + whole, tail, kNegInf) - max);
+    sum1 += e;
     if constexpr (!kLog) vec::store_partial(out + whole, e, tail);
   }
-  const double sum = vec::horizontal_sum(sum_lanes);
+  const double sum = vec::horizontal_sum(sum0) + vec::horizontal_sum(sum1);
   if constexpr (kLog) {
     const float shift = max + static_cast<float>(std::log(sum));
     for (int64_t k = 0; k < size; ++k) out[k] = in[k] - shift;
@@ -141,30 +164,21 @@ TG_VEC_INLINE void softmax_backward_row_float(const float* g, const float* y, fl
   }
 }
 
-// Float rows [begin, end) of `size` elements, forward and backward, with 8 lanes (AVX2 and
-// FMA) where the CPU has them, else 4.
-template <bool kLog>
-TG_TARGET_AVX2 void softmax_rows_float_avx2(const float* in, float* out, int64_t begin, int64_t end, int64_t size) {
-  for (int64_t o = begin; o < end; ++o) softmax_row_float<kLog, vec::Vec8>(in + o * size, out + o * size, size);
-}
+// Float rows [begin, end) of `size` elements, forward and backward, with the widest vector
+// the CPU runs (16 lanes with AVX-512, 8 with AVX2 and FMA, else 4: vec::with_widest_vec).
 template <bool kLog>
 void softmax_rows_float(const float* in, float* out, int64_t begin, int64_t end, int64_t size) {
-  if (vec::has_avx2_fma()) return softmax_rows_float_avx2<kLog>(in, out, begin, end, size);
-  for (int64_t o = begin; o < end; ++o) softmax_row_float<kLog, vec::Vec4>(in + o * size, out + o * size, size);
-}
-template <bool kLog>
-TG_TARGET_AVX2 void softmax_backward_rows_float_avx2(const float* g, const float* y, float* gx, int64_t begin,
-                                                     int64_t end, int64_t size) {
-  for (int64_t o = begin; o < end; ++o) {
-    softmax_backward_row_float<kLog, vec::Vec8>(g + o * size, y + o * size, gx + o * size, size);
-  }
+  vec::with_widest_vec([&]<typename V>() TG_VEC_LAMBDA {
+    for (int64_t o = begin; o < end; ++o) softmax_row_float<kLog, V>(in + o * size, out + o * size, size);
+  });
 }
 template <bool kLog>
 void softmax_backward_rows_float(const float* g, const float* y, float* gx, int64_t begin, int64_t end, int64_t size) {
-  if (vec::has_avx2_fma()) return softmax_backward_rows_float_avx2<kLog>(g, y, gx, begin, end, size);
-  for (int64_t o = begin; o < end; ++o) {
-    softmax_backward_row_float<kLog, vec::Vec4>(g + o * size, y + o * size, gx + o * size, size);
-  }
+  vec::with_widest_vec([&]<typename V>() TG_VEC_LAMBDA {
+    for (int64_t o = begin; o < end; ++o) {
+      softmax_backward_row_float<kLog, V>(g + o * size, y + o * size, gx + o * size, size);
+    }
+  });
 }
 
 template <bool kLog>

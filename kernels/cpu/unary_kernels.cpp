@@ -30,7 +30,7 @@ void native::abs_out_cpu(const Tensor& self, const Tensor& out) {
 void native::exp_out_cpu(const Tensor& self, const Tensor& out) {
   cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   TG_DISPATCH_FLOATING_TYPES(out.scalar_type(), "exp", [&] {
-    cpu::unary_kernel<scalar_t>(out, self, [](auto x) { return std::exp(x); });
+    cpu::vectorized_unary_kernel<scalar_t>(out, self, [](auto x) { return hd::exp(x); });
   });
 }
 

@@ -1,7 +1,7 @@
 // Elementwise kernels whose op also runs on SIMD vectors: `op` is generic and written like
 // the formulas of activation_math.h, so that it accepts float, double and cpu::Vectorized.
-// Float tensors that are contiguous and of out's shape go a vector at a time (8 lanes with
-// AVX2 and FMA where the CPU has them, else 4; vec::has_avx2_fma); every other case (other
+// Float tensors that are contiguous and of out's shape go a vector at a time (16 lanes with
+// AVX-512, 8 with AVX2 and FMA, else 4: vec::with_widest_vec); every other case (other
 // dtypes, strides, broadcasting, conversion) is the scalar elementwise kernel with the same op.
 #pragma once
 
@@ -30,13 +30,6 @@ TG_VEC_INLINE void vectorized_map(const Op& op, float* out, int64_t n, const In*
   }
 }
 
-// The AVX2 copy. op itself is compiled for the default target: see Note [Vectorized across
-// target attributes].
-template <typename Op, typename... In>
-TG_TARGET_AVX2 void vectorized_map_avx2(const Op& op, float* out, int64_t n, const In*... in) {
-  vectorized_map<vec::Vec8>(op, out, n, in...);
-}
-
 // The vector path, when out and every input are contiguous float tensors of one shape.
 // Inputs are out itself or disjoint from it (without_partial_overlap): each element is read
 // before it is written. Returns false, doing nothing, otherwise.
@@ -47,15 +40,15 @@ bool vectorized_contiguous(const Op& op, const Tensor& out, const Inputs&... inp
   constexpr size_t kOperands = sizeof...(Inputs) + 1;
   const std::array<char*, kOperands> operands{static_cast<char*>(out.data_ptr()),
                                               static_cast<char*>(inputs.data_ptr())...};
-  launch(operands, [op, n = out.numel(), avx2 = vec::has_avx2_fma()](const std::array<char*, kOperands>& p) {
+  launch(operands, [op, n = out.numel()](const std::array<char*, kOperands>& p) {
     [&]<size_t... I>(std::index_sequence<I...>) {
       float* dst = reinterpret_cast<float*>(p[0]);
       parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
-        if (avx2) {
-          vectorized_map_avx2(op, dst + begin, end - begin, reinterpret_cast<const float*>(p[I + 1]) + begin...);
-        } else {
-          vectorized_map<vec::Vec4>(op, dst + begin, end - begin, reinterpret_cast<const float*>(p[I + 1]) + begin...);
-        }
+        // op itself is compiled for the default target and inlined into each width's copy:
+        // see Note [Vectorized across target attributes].
+        vec::with_widest_vec([&]<typename V>() TG_VEC_LAMBDA {
+          vectorized_map<V>(op, dst + begin, end - begin, reinterpret_cast<const float*>(p[I + 1]) + begin...);
+        });
       });
     }(std::make_index_sequence<sizeof...(Inputs)>());
   });
