@@ -221,7 +221,8 @@ template <typename Op, typename... Inputs, size_t... I>
 bool elementwise_tiny(const Op& op, const Tensor& out, std::index_sequence<I...>, const Inputs&... inputs) {
   using Traits = function_traits<Op>;
   using R = typename Traits::result;
-  if (out.numel() > kTinyNumel || launch_recorder() != nullptr) return false;
+  const int64_t n = out.numel();
+  if (n > kTinyNumel || launch_recorder() != nullptr) return false;
   if (!out.is_contiguous() || out.scalar_type() != dtype_of<R>) return false;
   void* const out_data = out.data_ptr();
   [[maybe_unused]] const auto usable = [&](const Tensor& input, ScalarType want) {
@@ -232,7 +233,6 @@ bool elementwise_tiny(const Op& op, const Tensor& out, std::index_sequence<I...>
   R* dst = static_cast<R*>(out_data);
   [[maybe_unused]] const auto src =
       std::make_tuple(static_cast<const std::tuple_element_t<I, typename Traits::args>*>(inputs.data_ptr())...);
-  const int64_t n = out.numel();
   for (int64_t j = 0; j < n; ++j) dst[j] = op(std::get<I>(src)[j]...);  // in place: read before write
   return true;
 }

@@ -94,7 +94,8 @@ class Node : public std::enable_shared_from_this<Node> {
   // nullopt when every output is on the CPU (PyTorch's Node::stream()).
   std::optional<Stream> stream() const {
     for (size_t i = 0; i < num_inputs_; ++i) {
-      if (input_metadata(i).stream_id >= 0) return input_metadata(i).stream();
+      const InputMetadata& metadata = input_metadata(i);
+      if (metadata.stream_id >= 0) return metadata.stream();
     }
     return std::nullopt;
   }
