@@ -17,6 +17,7 @@
 #include "cpu/copy.h"
 #include "cpu/gemv.h"
 #include "cpu/launch.h"
+#include "cpu/one_hot_rows.h"
 #include "cpu/parallel.h"
 #include "dtype_dispatch.h"
 #include "scalar_math.h"
@@ -34,11 +35,7 @@ namespace {
 
 // A strided matrix: element (i, j) is data[i * row_stride + j * col_stride].
 template <typename T>
-struct Matrix {
-  const T* data;
-  int64_t rows, cols, row_stride, col_stride;
-  T operator()(int64_t i, int64_t j) const { return data[i * row_stride + j * col_stride]; }
-};
+using Matrix = cpu::StridedMatrix<T>;
 
 // Matrix `batch` of a 3-d tensor, or the matrix of a 2-d one (batch 0).
 template <typename T>
@@ -209,6 +206,12 @@ void gemm(const Matrix<T>& a, const Matrix<T>& b, T* c, const Scalar& alpha, con
     // One row: a matrix-vector product, which BLAS's sgemm would run by packing all of b.
     if (m == 1 && cpu::gemv_float(a.data, a.col_stride, b.data, b.row_stride, b.col_stride, k, n, c,
                                   alpha.to<float>(), beta.to<float>())) {
+      return;
+    }
+  }
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    // See Note [One-hot rows] (cpu/one_hot_rows.h): a selection of b's rows, not a product.
+    if (cpu::one_hot_rows_product(a, b, c, alpha.to<T>(), beta.to<T>())) {
       return;
     }
   }

@@ -2,11 +2,11 @@
 
 #include <array>
 #include <atomic>
-#include <cstdlib>
 #include <utility>
 
 #include "core/allocator_override.h"
 #include "core/error.h"
+#include "core/large_block_cache.h"
 #include "core/small_block_cache.h"
 
 namespace tg {
@@ -18,11 +18,7 @@ class CpuAllocator final : public Allocator {
   DataPtr allocate(size_t nbytes) override {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, Device(DeviceType::CPU));
     if (nbytes <= small_block_cache::kMaxBytes) return small_block_cache::allocate(nbytes);
-    void* data = nullptr;
-    if (posix_memalign(&data, kCpuAlignment, nbytes) != 0 || data == nullptr) {
-      TG_THROW(OutOfMemoryError, "[cpu_allocator] could not allocate ", nbytes, " bytes");
-    }
-    return DataPtr(data, data, &std::free, Device(DeviceType::CPU));
+    return large_block_cache::allocate(nbytes);
   }
 };
 

@@ -7,23 +7,14 @@
 #include <cstdlib>
 #include <utility>
 
+#include "core/address_sanitizer.h"
 #include "core/error.h"
 
 namespace tg::small_block_cache {
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kCacheEnabled = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kCacheEnabled = false;
-#else
-constexpr bool kCacheEnabled = true;
-#endif
-#else
-constexpr bool kCacheEnabled = true;
-#endif
+constexpr bool kCacheEnabled = !kAddressSanitizer;
 
 constexpr size_t kMinBytes = 64;  // = kCpuAlignment: smaller blocks could not be aligned anyway
 constexpr size_t kClasses = 7;    // 64, 128, ..., 4096 bytes

@@ -279,3 +279,69 @@ TEST_CASE("ops_linalg: rank-1 products large enough to stream") {
     CHECK(values(tg::bmm(make(abv, {batch, rows, 1}, dtype), b)) == batched);
   }
 }
+
+namespace {
+
+// Element-wise equality that also holds for NaN against NaN and tells +0 from -0.
+bool same_values(const Values& got, const Values& want) {
+  if (got.size() != want.size()) return false;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(got[i]) != std::isnan(want[i])) return false;
+    if (std::isnan(got[i])) continue;
+    if (got[i] != want[i] || std::signbit(got[i]) != std::signbit(want[i])) return false;
+  }
+  return true;
+}
+
+// A [n, k] matrix with at most one nonzero per row: row i holds a value at column (3i mod k),
+// every fourth row is all zeros.
+Values one_hot_pattern(int64_t n, int64_t k) {
+  Values a(static_cast<size_t>(n * k), 0.0);
+  for (int64_t i = 0; i < n; ++i) {
+    if (i % 4 != 3) a[i * k + (3 * i) % k] = static_cast<double>(i % 5) - 2.5;
+  }
+  return a;
+}
+
+}  // namespace
+
+// A left operand with at most one nonzero per row is a selection of b's rows (Note [One-hot
+// rows] in kernels/cpu/one_hot_rows.h): the results must be the dense product's, NaN and the
+// sign of zero included, whatever the layouts.
+TEST_CASE("ops_linalg: left operands with one nonzero per row") {
+  for (tg::ScalarType dtype : {tg::kFloat, tg::kDouble}) {
+    CAPTURE(dtype);
+    for (const Ints& nkp : {Ints{2, 2, 3}, Ints{16, 9, 33}, Ints{70, 64, 65}}) {
+      const int64_t n = nkp[0], k = nkp[1], p = nkp[2];
+      CAPTURE(n);
+      const Values av = one_hot_pattern(n, k), bv = pattern(k * p, 9, 2);
+      const Values expected = naive_mm(av, bv, n, k, p);
+      const Tensor a = make(av, {n, k}, dtype), b = make(bv, {k, p}, dtype);
+      CHECK(values(tg::mm(a, b)) == expected);
+      CHECK(values(tg::mm(column_major(a), column_major(b))) == expected);
+      CHECK(values(tg::mm(a, make(bv, {p, k}, dtype).t())) == naive_mm(av, values(make(bv, {p, k}, dtype).t()), n, k, p));
+      // addmm: 2 * self + 3 * a @ b, and bmm over a batch of the same operands.
+      const Values sv = pattern(n * p, 4, 0);
+      Values fused(expected.size());
+      for (size_t i = 0; i < fused.size(); ++i) fused[i] = 2 * sv[i] + 3 * expected[i];
+      CHECK(values(tg::addmm(make(sv, {n, p}, dtype), a, b, 2, 3)) == fused);
+      Values twice = expected;
+      twice.insert(twice.end(), expected.begin(), expected.end());
+      CHECK(values(tg::bmm(tg::stack({a, a}), tg::stack({b, b}))) == twice);
+    }
+    // An infinity or NaN in b reaches every row through 0 * inf, as in the dense sum.
+    for (double bad : {INFINITY, -INFINITY, NAN}) {
+      const int64_t n = 6, k = 5, p = 4;
+      const Values av = one_hot_pattern(n, k);
+      Values bv = pattern(k * p, 9, 2);
+      bv[2 * p + 1] = bad;
+      CHECK(same_values(values(tg::mm(make(av, {n, k}, dtype), make(bv, {k, p}, dtype))), naive_mm(av, bv, n, k, p)));
+    }
+    // -1 * 0 is -0, but a dense sum starts at +0: the product is +0.
+    const Tensor product = tg::mm(make({-1, 0, 0, 0, 0, -2}, {2, 3}, dtype), make({0, 1, 2, 3, 4, 0}, {3, 2}, dtype));
+    CHECK(same_values(values(product), Values{0, -1, -8, 0}));
+    // A NaN in a counts as a nonzero: two in a row is a dense row, one is selected.
+    CHECK(same_values(values(tg::mm(make({NAN, 0, 0, 1}, {2, 2}, dtype), make({1, 2, 3, 4}, {2, 2}, dtype))),
+                      Values{NAN, NAN, 3, 4}));
+  }
+}

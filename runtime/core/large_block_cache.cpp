@@ -1,0 +1,204 @@
+#include "core/large_block_cache.h"
+
+#include <array>
+#include <bit>
+#include <charconv>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <list>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "core/address_sanitizer.h"
+#include "core/error.h"
+#include "core/small_block_cache.h"
+
+namespace tg::large_block_cache {
+
+// Note [Large block cache]
+// Sizes are rounded up to classes, eight per octave: (2^(p-1), 2^p] is cut into eight equal
+// steps, so a block is at most 12.5% larger than asked (pages past the request are never
+// touched, so they cost address space, not memory). A release keeps the block under its class
+// unless the kept bytes would pass the limit; then the blocks released longest ago are freed
+// first. An allocation takes the class's most recently released block, the likeliest to be in
+// the CPU cache. One process-wide list behind a mutex, unlike the small blocks' per-thread
+// cache: these allocations come with kilobytes to megabytes of work each, and a block freed on
+// an OpenMP worker is reused by the main thread. The class travels in the deleter (one
+// function per class, as in small_block_cache), so a block carries no header and keeps its
+// alignment. Blocks past kLastOctave (1 TiB) are never kept.
+
+namespace {
+
+constexpr bool kCacheEnabled = !kAddressSanitizer;
+
+constexpr int kStepsLog2 = 3;  // eight classes per octave
+constexpr int kStepsPerOctave = 1 << kStepsLog2;
+constexpr int kFirstOctave = std::bit_width(small_block_cache::kMaxBytes);  // (4 KiB, 8 KiB]
+constexpr int kLastOctave = 40;
+constexpr size_t kClasses = static_cast<size_t>(kLastOctave - kFirstOctave + 1) * kStepsPerOctave;
+constexpr size_t kLargestKept = size_t{1} << kLastOctave;
+constexpr size_t kDefaultLimitMiB = 512;
+
+constexpr size_t class_of(size_t nbytes) {
+  const int octave = std::bit_width(nbytes - 1);  // 2^(octave-1) < nbytes <= 2^octave
+  const size_t step = size_t{1} << (octave - 1 - kStepsLog2);
+  const size_t steps = (nbytes - (size_t{1} << (octave - 1)) + step - 1) / step;  // 1..8
+  return static_cast<size_t>(octave - kFirstOctave) * kStepsPerOctave + steps - 1;
+}
+
+constexpr size_t class_bytes(size_t c) {
+  const int octave = static_cast<int>(c / kStepsPerOctave) + kFirstOctave;
+  return (size_t{1} << (octave - 1)) + (c % kStepsPerOctave + 1) * (size_t{1} << (octave - 1 - kStepsLog2));
+}
+
+static_assert(class_of(small_block_cache::kMaxBytes + 1) == 0);
+static_assert(class_bytes(0) == small_block_cache::kMaxBytes + small_block_cache::kMaxBytes / kStepsPerOctave);
+static_assert(class_bytes(class_of(kLargestKept)) == kLargestKept);
+static_assert(class_of(kLargestKept) == kClasses - 1);
+
+struct Kept {
+  void* block;
+  size_t cls;
+};
+
+class Cache {
+ public:
+  Cache() : limit_(parse_limit(std::getenv("TG_CPU_BLOCK_CACHE_MB"))) {}
+
+  void* take(size_t cls) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::deque<std::list<Kept>::iterator>& kept = by_class_[cls];
+    if (kept.empty()) return nullptr;
+    const std::list<Kept>::iterator entry = kept.back();
+    kept.pop_back();
+    void* block = entry->block;
+    by_age_.erase(entry);
+    bytes_ -= class_bytes(cls);
+    return block;
+  }
+
+  void give(void* block, size_t cls) {
+    std::vector<void*> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (class_bytes(cls) > limit_) {
+        evicted.push_back(block);
+      } else {
+        evict_down_to(limit_ - class_bytes(cls), evicted);
+        by_age_.push_back(Kept{block, cls});
+        by_class_[cls].push_back(std::prev(by_age_.end()));
+        bytes_ += class_bytes(cls);
+      }
+    }
+    for (void* gone : evicted) std::free(gone);
+  }
+
+  void set_limit(size_t bytes) {
+    std::vector<void*> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      limit_ = bytes;
+      evict_down_to(limit_, evicted);
+    }
+    for (void* gone : evicted) std::free(gone);
+  }
+
+  void empty() {
+    std::vector<void*> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      evict_down_to(0, evicted);
+    }
+    for (void* gone : evicted) std::free(gone);
+  }
+
+  size_t bytes() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return bytes_;
+  }
+  size_t limit() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return limit_;
+  }
+
+ private:
+  // Moves the oldest kept blocks to `evicted` until at most `target` bytes are kept.
+  void evict_down_to(size_t target, std::vector<void*>& evicted) {
+    while (bytes_ > target) {
+      const Kept oldest = by_age_.front();
+      by_class_[oldest.cls].pop_front();  // a class's oldest entry is the oldest overall of it
+      by_age_.pop_front();
+      bytes_ -= class_bytes(oldest.cls);
+      evicted.push_back(oldest.block);
+    }
+  }
+
+  std::mutex mutex_;
+  std::list<Kept> by_age_;  // released longest ago first
+  std::array<std::deque<std::list<Kept>::iterator>, kClasses> by_class_;  // each oldest first
+  size_t bytes_ = 0;
+  size_t limit_;
+};
+
+// Never destroyed: tensors held by static objects are released after main returns.
+Cache& cache() {
+  static Cache* instance = new Cache();
+  return *instance;
+}
+
+template <size_t kClass>
+void release(void* block) {
+  cache().give(block, kClass);
+}
+
+template <size_t... C>
+constexpr std::array<DeleterFn, kClasses> releasers(std::index_sequence<C...>) {
+  return {&release<C>...};
+}
+constexpr std::array<DeleterFn, kClasses> kReleasers = releasers(std::make_index_sequence<kClasses>());
+
+void* allocate_block(size_t request, size_t nbytes) {
+  void* block = nullptr;
+  if (posix_memalign(&block, kCpuAlignment, nbytes) != 0 || block == nullptr) {
+    TG_THROW(OutOfMemoryError, "[cpu_allocator] could not allocate ", request, " bytes");
+  }
+  return block;
+}
+
+}  // namespace
+
+size_t parse_limit(const char* text) {
+  if (text == nullptr) return kDefaultLimitMiB << 20;
+  size_t mib = 0;
+  const char* end = text + std::strlen(text);
+  const auto [stop, status] = std::from_chars(text, end, mib);
+  TG_CHECK_VALUE(status == std::errc() && stop == end && *text != '\0' && mib <= (kLargestKept >> 20),
+                 "[cpu_allocator] TG_CPU_BLOCK_CACHE_MB must be a whole number of MiB from 0 to ",
+                 kLargestKept >> 20, ", got '", text, "'");
+  return mib << 20;
+}
+
+DataPtr allocate(size_t nbytes) {
+  TG_CHECK(nbytes > small_block_cache::kMaxBytes, "[large_block_cache] blocks of at most ",
+           small_block_cache::kMaxBytes, " bytes belong to small_block_cache, got ", nbytes);
+  if (!kCacheEnabled || nbytes > kLargestKept) {
+    void* block = allocate_block(nbytes, nbytes);
+    return DataPtr(block, block, &std::free, Device(DeviceType::CPU));
+  }
+  const size_t cls = class_of(nbytes);
+  void* block = cache().take(cls);
+  if (block == nullptr) block = allocate_block(nbytes, class_bytes(cls));
+  return DataPtr(block, block, kReleasers[cls], Device(DeviceType::CPU));
+}
+
+void empty_cache() { cache().empty(); }
+
+size_t cached_bytes() { return cache().bytes(); }
+size_t limit_bytes() { return cache().limit(); }
+void set_limit_bytes(size_t bytes) { cache().set_limit(bytes); }
+bool caching_enabled() { return kCacheEnabled; }
+
+}  // namespace tg::large_block_cache
