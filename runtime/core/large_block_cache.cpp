@@ -4,6 +4,7 @@
 #include <bit>
 #include <charconv>
 #include <cstdint>
+#include <sys/mman.h>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -160,11 +161,21 @@ constexpr std::array<DeleterFn, kClasses> releasers(std::index_sequence<C...>) {
 }
 constexpr std::array<DeleterFn, kClasses> kReleasers = releasers(std::make_index_sequence<kClasses>());
 
+// Note [Huge pages for large blocks]: a block of 2 MiB or more starts on a 2 MiB boundary and
+// asks for transparent huge pages (MADV_HUGEPAGE; the kernels' default mode is "madvise"), as
+// PyTorch's CPU allocator does under THP_MEM_ALLOC_ENABLE: a kernel streaming through a 64 MiB
+// tensor then misses the TLB 32 times instead of 16384, and faults its pages in 512 at a time.
+constexpr size_t kHugePageBytes = size_t{2} << 20;
+
 void* allocate_block(size_t request, size_t nbytes) {
+  const bool huge = nbytes >= kHugePageBytes;
   void* block = nullptr;
-  if (posix_memalign(&block, kCpuAlignment, nbytes) != 0 || block == nullptr) {
+  if (posix_memalign(&block, huge ? kHugePageBytes : kCpuAlignment, nbytes) != 0 || block == nullptr) {
     TG_THROW(OutOfMemoryError, "[cpu_allocator] could not allocate ", request, " bytes");
   }
+#if defined(MADV_HUGEPAGE)
+  if (huge) (void)madvise(block, nbytes / kHugePageBytes * kHugePageBytes, MADV_HUGEPAGE);  // a hint: failure is fine
+#endif
   return block;
 }
 

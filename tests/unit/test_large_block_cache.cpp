@@ -6,7 +6,10 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -150,5 +153,45 @@ TEST_CASE("large-block cache errors") {
       CHECK(std::string(e.what()).find("TG_CPU_BLOCK_CACHE_MB must be a whole number of MiB") != std::string::npos);
       CHECK(std::string(e.what()).find(std::string("got '") + bad + "'") != std::string::npos);
     }
+  }
+}
+
+namespace {
+
+// The VmFlags line of the mapping of /proc/self/smaps that holds `address` ("" if none).
+std::string vm_flags_of(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &begin, &end) == 2 && line.find('-') < line.find(' ')) {
+      inside = at >= begin && at < end;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+// Note [Huge pages for large blocks]: blocks of 2 MiB and more start on a 2 MiB boundary and
+// their mapping is marked for transparent huge pages ("hg" in /proc/self/smaps).
+TEST_CASE("blocks of 2 MiB and more are 2 MiB aligned and marked for huge pages") {
+  CacheScope scope;
+  for (size_t n : {size_t{2} << 20, (size_t{8} << 20) + 12345}) {
+    CAPTURE(n);
+    tg::DataPtr block = cache::allocate(n);
+    CHECK(reinterpret_cast<std::uintptr_t>(block.get()) % (size_t{2} << 20) == 0);
+    std::memset(block.get(), 0, n);
+    std::ifstream mode("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::string modes;
+    std::getline(mode, modes);
+    if (modes.empty() || modes.find("[never]") != std::string::npos) {
+      MESSAGE("skipped the huge-page mark: transparent huge pages are off or absent (", modes, ")");
+      continue;
+    }
+    CHECK(vm_flags_of(block.get()).find(" hg") != std::string::npos);
   }
 }
