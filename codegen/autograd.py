@@ -153,9 +153,28 @@ class AutogradKernel:
     output_differentiable: tuple[bool, ...]
     forward: Optional[ForwardRule] = None  # record kernels: the tangent rule (forward mode)
 
+    input_positions: tuple[int, ...] = ()  # out kernels: where diff_inputs sit among the arguments
+
     @property
     def wrapper_name(self) -> str:
         return f"autograd_{self.op.cpp_name}"
+
+    @property
+    def is_generated(self) -> bool:
+        """Whether the kernel has a generated body. Out and passthrough kernels only guard and
+        redispatch: they are instantiations of the runtime templates in
+        runtime/autograd/redispatch_below_autograd.h."""
+        return self.kind not in ("out", "passthrough")
+
+    @property
+    def kernel(self) -> str:
+        """The function the Autograd key registers."""
+        if self.kind == "passthrough":
+            return f"PassthroughKernel<ops::{self.op.cpp_name}>::call"
+        if self.kind == "out":
+            positions = "".join(f", {i}" for i in self.input_positions)
+            return f"OutVariantKernel<ops::{self.op.cpp_name}{positions}>::call"
+        return self.wrapper_name
 
 
 def _camel(name: str) -> str:
@@ -355,7 +374,9 @@ def autograd_kernels(registry: Registry) -> list[AutogradKernel]:
         tensor_inputs = tuple(a.name for a in f.func.arguments if a.type.base == "Tensor" and not a.is_out)
         n_returns = len(f.func.returns)
         if f.kind == SchemaKind.out:
-            kernels.append(AutogradKernel(op, "out", tensor_inputs, None, False, False, ()))
+            cpp_names = [a.name for a in cpp_types.arguments(f.func)]
+            kernels.append(AutogradKernel(op, "out", tensor_inputs, None, False, False, (),
+                                          input_positions=tuple(cpp_names.index(n) for n in tensor_inputs)))
             continue
         inplace = f.kind == SchemaKind.inplace
         source = f if (f.derivatives or not inplace) else _functional_of(registry, f)

@@ -227,6 +227,7 @@ class Wrapper:
     # operator has no tensor argument (a factory's kernel guards its `device` itself).
     guard_pointers: str = ""
     input_pointers: str = ""        # "&self, &other": the non-out tensors, for the output device
+    num_input_pointers: int = 0     # how many tensors input_pointers lists
     written: tuple[str, ...] = ()   # tensors the kernel writes: their version counters are bumped
     written_lists: tuple[str, ...] = ()  # Tensor(a!)[] arguments: every element is bumped
     # "&self, &index": the tensors the kernel only reads, checked against the written ones for
@@ -244,6 +245,13 @@ class Wrapper:
         """Backends check what they write for memory overlap, once, before the kernel runs;
         composites leave it to the operators they call, as with versions."""
         return self.bumps_versions
+
+    @property
+    def scans_output_device(self) -> bool:
+        """Whether the device check also gives the outputs' device (one scan, not two: see
+        runtime/ops/device_check.h): structured functional and out wrappers with inputs."""
+        return (self.device_check and self.kind in ("structured_functional", "structured_out")
+                and bool(self.input_pointers))
 
     @property
     def written_pointers(self) -> str:
@@ -318,6 +326,7 @@ def wrappers_for_key(registry: Registry, key: str, functions=None) -> list[Wrapp
                 device_check=check,
                 guard_pointers=guard,
                 input_pointers=_pointers(a for a in f.func.arguments if not a.is_out),
+                num_input_pointers=sum(1 for a in f.func.arguments if not a.is_out and a.type.is_tensor),
                 written=tuple(a.name for a in f.func.arguments if a.type.is_write),
                 read_pointers=_pointers(a for a in f.func.arguments if not a.type.is_write)))
         elif key in f.dispatch:

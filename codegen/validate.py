@@ -105,6 +105,13 @@ def _check_out(func: FunctionSchema, errors: ErrorCollector) -> None:
     outs = func.out_arguments
     if len(outs) != len(candidates):
         return
+    # The wrappers scan the inputs, then the outs, once (See checked_output_device in
+    # runtime/ops/device_check.h): an input tensor after an out would be scanned as an out.
+    first_out = func.arguments.index(outs[0])
+    for argument in func.arguments[first_out:]:
+        if argument.type.base == "Tensor" and not argument.is_out:
+            errors.error(func.loc, f"tensor argument '{argument.name}' of '{func.full_name}' comes "
+                                   f"after the out argument '{outs[0].name}': put every out argument last")
     owners: dict[str, str] = {}
     for argument in outs:
         alias_set = argument.type.annotation.alias_set

@@ -1,4 +1,5 @@
 #include "ops/structured.h"
+#include "ops/device_check.h"
 
 #include "core/checked_math.h"
 #include "core/pinned_memory.h"
@@ -76,15 +77,47 @@ void finish_output(const Tensor& user_output, const Tensor& written) {
 
 }  // namespace structured
 
-void check_same_device(std::string_view op, std::initializer_list<const Tensor*> tensors) {
-  Device device = common_device(tensors);
-  for (const Tensor* t : tensors) {
-    if (t == nullptr || !t->defined()) continue;
-    if (t->device() == device) continue;
-    if (t->is_cpu() && t->dim() == 0) continue;  // a CPU scalar joins any device
-    TG_THROW(Error, "[", op, "] expected all tensors to be on the same device, but found at least two devices, ",
-             device, " and ", t->device());
+namespace {
+
+bool is_cpu_scalar(const Tensor& t) { return t.is_cpu() && t.dim() == 0; }
+
+[[noreturn]] void raise_two_devices(std::string_view op, Device device, Device other) {
+  TG_THROW(Error, "[", op, "] expected all tensors to be on the same device, but found at least two devices, ",
+           device, " and ", other);
+}
+
+// The first defined tensor that is not a CPU scalar (it fixes the device), or end. The
+// tensors before it are all undefined or CPU scalars, which join any device.
+const Tensor* const* first_on_a_device(std::initializer_list<const Tensor*> tensors) {
+  const Tensor* const* it = tensors.begin();
+  while (it != tensors.end() && (*it == nullptr || !(*it)->defined() || is_cpu_scalar(**it))) ++it;
+  return it;
+}
+
+// Checks the tensors after `first` against its device.
+void check_rest_on(std::string_view op, const Tensor* const* first, const Tensor* const* end) {
+  const Device device = (*first)->device();
+  for (const Tensor* const* it = first + 1; it != end; ++it) {
+    const Tensor* t = *it;
+    if (t == nullptr || !t->defined() || t->device() == device || is_cpu_scalar(*t)) continue;
+    raise_two_devices(op, device, t->device());
   }
+}
+
+}  // namespace
+
+void check_same_device(std::string_view op, std::initializer_list<const Tensor*> tensors) {
+  const Tensor* const* first = first_on_a_device(tensors);
+  if (first != tensors.end()) check_rest_on(op, first, tensors.end());
+}
+
+Device checked_output_device(std::string_view op, std::initializer_list<const Tensor*> tensors,
+                             std::size_t num_inputs) {
+  const Tensor* const* first = first_on_a_device(tensors);
+  if (first == tensors.end()) return Device(DeviceType::CPU);
+  check_rest_on(op, first, tensors.end());
+  // An out first on a device means every input is a CPU scalar: outputs go to the CPU.
+  return first < tensors.begin() + num_inputs ? (*first)->device() : Device(DeviceType::CPU);
 }
 
 Device common_device(std::initializer_list<const Tensor*> tensors) {

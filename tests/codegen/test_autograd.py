@@ -17,6 +17,29 @@ class AutogradTest(SchemaTestCase):
     def kernels(self, text):
         return {k.op.f.full_name: k for k in autograd.autograd_kernels(self.load(text))}
 
+    def test_kernels_that_only_redispatch_are_runtime_template_instances(self):
+        kernels = self.kernels("""
+            - func: index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
+              dispatch:
+                CPU: index_select_out
+            - func: ones(int[] size) -> Tensor
+              dispatch:
+                CPU: ones
+            - func: relu(Tensor self) -> Tensor
+              dispatch:
+                CPU: relu
+              derivatives:
+                self: grad
+                result: auto_linear
+            """)
+        out, factory, relu = kernels["index_select.out"], kernels["ones"], kernels["relu"]
+        # The positions are those of the differentiable inputs among the C++ arguments.
+        self.assertEqual(out.kernel, "OutVariantKernel<ops::index_select_out, 0, 2>::call")
+        self.assertEqual(factory.kernel, "PassthroughKernel<ops::ones>::call")
+        self.assertFalse(out.is_generated or factory.is_generated)
+        self.assertTrue(relu.is_generated)
+        self.assertEqual(relu.kernel, "autograd_relu")
+
     def test_tensor_list_input_saves_its_length_and_what_the_formula_reads(self):
         kernel = self.kernels("""
             - func: cat(Tensor[] tensors, int dim=0) -> Tensor

@@ -179,6 +179,13 @@ class InplaceAndOutTest(SchemaTestCase):
             """,
             (1, "out arguments 'max' and 'max_values' of 'max.dim_max' share alias set 'a'"))
 
+    def test_out_arguments_come_after_every_tensor_input(self):
+        self.assertErrors("""
+            - func: nll.out(Tensor self, *, Tensor(a!) out, Tensor? weight=None) -> Tensor(a!)
+            """,
+            (1, "tensor argument 'weight' of 'nll.out' comes after the out argument 'out': "
+                "put every out argument last"))
+
     def test_list_outputs_may_return_nothing(self):
         registry = self.load("""
             - func: _foreach_add.List_out(Tensor[] self, Tensor[] other, *, Tensor(a!)[] out) -> ()

@@ -33,6 +33,24 @@ struct Mlp {
 
 }  // namespace
 
+TEST_CASE("autograd: an out= overload refuses a tangent or requires_grad on any differentiable input") {
+  // where.self_out's differentiable inputs are self and other (positions 1 and 2); the out
+  // overloads' Autograd kernel checks exactly those (autograd::OutVariantKernel).
+  Tensor condition = tg::ones({2}, tg::kBool), a = tg::ones({2}, f64()), b = tg::zeros({2}, f64());
+  Tensor out = tg::empty({2}, f64());
+  CHECK(error_of([&] { tg::where_out(out, condition, a, b.clone().requires_grad_()); })
+            .rfind("where(): functions with out=... arguments don't support automatic differentiation, but one of "
+                   "the arguments requires grad.", 0) == 0);
+  {
+    fwd::dual_level level;
+    CHECK(error_of([&] { tg::where_out(out, condition, a, fwd::make_dual(b, tg::ones_like(b))); })
+              .rfind("[where.self_out] forward-mode AD (a tangent) is not implemented: out= variants do not "
+                     "propagate tangents", 0) == 0);
+    tg::where_out(out, condition, a, b);  // no tangent, no error
+  }
+  CHECK(tg::equal(out, a));
+}
+
 TEST_CASE("forward_ad: make_dual and unpack_dual carry a tangent through generated formulas") {
   Tensor x = tg::randn({3, 4}, f64()), t = tg::randn({3, 4}, f64());
   fwd::dual_level level;
