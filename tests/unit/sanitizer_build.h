@@ -5,18 +5,10 @@
 // `* doctest::skip(kSanitizedBuild)` and is reported as skipped there, never silently passed.
 #pragma once
 
+#include "core/address_sanitizer.h"
+
 namespace test_helpers {
 
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kSanitizedBuild = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-inline constexpr bool kSanitizedBuild = true;
-#else
-inline constexpr bool kSanitizedBuild = false;
-#endif
-#else
-inline constexpr bool kSanitizedBuild = false;
-#endif
+inline constexpr bool kSanitizedBuild = tg::kAddressSanitizer;
 
 }  // namespace test_helpers
