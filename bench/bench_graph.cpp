@@ -2,6 +2,7 @@
 // the project's .venv Python, driven from this run) on the same graphs, and the memory
 // planner's figures per graph. Every figure is `name value unit`; the last line is the
 // summary the issue asks for. See docs/performance.md.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -41,6 +42,11 @@ std::unique_ptr<jit::StaticModule> frozen_module(const jit::Graph& g, const Grap
   for (size_t i = 0; i < c.frozen_params; ++i) options.frozen_inputs["input" + std::to_string(i)] = c.inputs[i];
   data_inputs->assign(c.inputs.begin() + static_cast<std::ptrdiff_t>(c.frozen_params), c.inputs.end());
   return std::make_unique<jit::StaticModule>(g, options);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 double us_per_call(long iterations, const std::function<void()>& body) {
@@ -117,6 +123,39 @@ int main(int argc, char** argv) {
       return 0;
     }
     std::fprintf(stderr, "bench_graph count: no case %s\n", argv[2]);
+    return 2;
+  }
+  // `bench_graph time CASE ROUNDS`: eager, static and frozen alternately, ROUNDS rounds of the
+  // case's iterations each; prints each mode's median time per call (a loaded machine's
+  // figures swing, so medians of alternating rounds are the ones to compare).
+  if (argc == 4 && std::string(argv[1]) == "time") {
+    for (GraphCase& c : cases) {
+      if (c.name != argv[2]) continue;
+      const int rounds = std::max(1, std::atoi(argv[3]));
+      const jit::Graph g = jit::trace(c.fn, c.inputs);
+      jit::StaticModule m(g);
+      std::vector<Tensor> data;
+      std::unique_ptr<jit::StaticModule> frozen = c.frozen_params > 0 ? frozen_module(g, c, &data) : nullptr;
+      for (int warm = 0; warm < 2; ++warm) {
+        m.run(c.inputs);
+        if (frozen) frozen->run(data);
+      }
+      std::vector<double> eager, stat, stat_frozen;
+      for (int r = 0; r < rounds; ++r) {
+        eager.push_back(us_per_call(c.iterations, [&] { bench::do_not_optimize(c.fn(c.inputs)); }));
+        stat.push_back(us_per_call(c.iterations, [&] { bench::do_not_optimize(m.run(c.inputs)); }));
+        if (frozen) stat_frozen.push_back(us_per_call(c.iterations, [&] { bench::do_not_optimize(frozen->run(data)); }));
+      }
+      bench::report("graph." + c.name + ".eager_median_us", median(eager), "us");
+      bench::report("graph." + c.name + ".static_median_us", median(stat), "us");
+      bench::report("graph." + c.name + ".static_speedup_median", median(eager) / median(stat), "x");
+      if (frozen) {
+        bench::report("graph." + c.name + ".static_frozen_median_us", median(stat_frozen), "us");
+        bench::report("graph." + c.name + ".static_frozen_speedup_median", median(eager) / median(stat_frozen), "x");
+      }
+      return 0;
+    }
+    std::fprintf(stderr, "bench_graph time: no case %s\n", argv[2]);
     return 2;
   }
   double worst_ratio = 0, speedup_b1 = 0;

@@ -93,6 +93,35 @@ TEST_CASE("capture: a repeated signature takes zero bytes from the allocator") {
   CHECK(bitwise_equal(held[0], expected));
 }
 
+TEST_CASE("capture: alternating signatures each run their own plan, allocation-free, bit for bit") {
+  // Note [Last plan first] in static_module.cpp: the last plan's signature is checked in place
+  // first. Inputs of the same sizes but other strides must not take it, and going back to a
+  // signature already planned must take that plan (no new plan, no allocation).
+  const MlpShape s;
+  const std::vector<Tensor> a = mlp_inputs(s, 4, false);
+  std::vector<Tensor> b = a;
+  b.back() = randn({s.in, 4}).t();  // the same sizes as a's input, transposed strides
+  const std::vector<Tensor> c = mlp_inputs(s, 2, false);
+  const std::vector<Tensor> expected_a = mlp_forward(a), expected_b = mlp_forward(b), expected_c = mlp_forward(c);
+  StaticModule m(jit::trace(mlp_forward, a));
+  using Inputs = const std::vector<Tensor>*;
+  for (Inputs in : {Inputs{&a}, Inputs{&b}, Inputs{&c}}) {  // profile and plan each, then one planned run
+    m.run(*in);
+    m.run(*in);
+  }
+  REQUIRE(m.num_plans() == 3);
+  CountingAllocator counting;
+  for (Inputs in : {Inputs{&a}, Inputs{&b}, Inputs{&a}, Inputs{&c}, Inputs{&b}, Inputs{&b}, Inputs{&c}, Inputs{&a}}) {
+    const std::vector<Tensor> out = m.run(*in);
+    check_same(out, in == &a ? expected_a : in == &b ? expected_b : expected_c);
+  }
+  CHECK(counting.bytes == 0);
+  CHECK(m.num_plans() == 3);
+  // One input more or less than the plan's signature holds is still a clear error.
+  std::vector<Tensor> fewer(a.begin(), a.end() - 1);
+  CHECK_THROWS_AS(m.run(fewer), Error);
+}
+
 TEST_CASE("capture: a whole training step, backward included, runs statically bit for bit") {
   const MlpShape s;
   const Graph g = jit::trace(mlp_train_step, mlp_inputs(s, 4, true));

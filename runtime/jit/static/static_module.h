@@ -67,6 +67,7 @@ class StaticModule {
   using Signature = std::vector<int64_t>;
 
   void signature_of(const std::vector<Tensor>& inputs, Signature& sig) const;
+  bool matches_signature(const Signature& sig, const std::vector<Tensor>& inputs) const;
   void process_nodes(Plan& plan) const;
   std::vector<Tensor> run_functional(const std::vector<Tensor>& inputs, std::vector<Tensor>& values);
   std::unique_ptr<Plan> make_plan(const std::vector<Tensor>& values) const;
@@ -87,7 +88,7 @@ class StaticModule {
   std::vector<int> constant_ids_;
   std::vector<ResolvedNode> nodes_;
   std::map<Signature, std::unique_ptr<Plan>> plans_;
-  const Plan* last_plan_ = nullptr;
+  Plan* last_plan_ = nullptr;
   Signature signature_scratch_;  // reused by run(), so looking up a plan allocates nothing
 };
 
