@@ -8,7 +8,9 @@
 //
 // The limit is 512 MiB unless TG_CPU_BLOCK_CACHE_MB says otherwise (0 turns the cache off);
 // past it the blocks released longest ago are freed first. Under AddressSanitizer nothing is
-// kept, so a use after free is still reported.
+// kept, so a use after free is still reported. Blocks of 64 KiB and more start at one of 64
+// offsets within a page, so that two tensors' rows do not share page offsets (Note [Block
+// colours]); DataPtr::context() is then the start of the block.
 #pragma once
 
 #include <cstddef>
@@ -25,7 +27,8 @@ DataPtr allocate(size_t nbytes);
 // Frees every kept block (what torch.cuda.empty_cache does for CUDA memory).
 void empty_cache();
 
-// Bytes held in kept blocks right now, and the limit on them.
+// Bytes held in kept blocks right now (counted in their classes' sizes: a block of 64 KiB
+// and more also holds 4 KiB for its colour, Note [Block colours]), and the limit on them.
 size_t cached_bytes();
 size_t limit_bytes();
 // Sets the limit (0: keep nothing); frees kept blocks, oldest first, down to it.

@@ -5,6 +5,7 @@
 // AddressSanitizer nothing is kept, and the reuse checks say so as a skip.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -176,14 +177,16 @@ std::string vm_flags_of(const void* address) {
 
 }  // namespace
 
-// Note [Huge pages for large blocks]: blocks of 2 MiB and more start on a 2 MiB boundary and
-// their mapping is marked for transparent huge pages ("hg" in /proc/self/smaps).
+// Note [Huge pages for large blocks]: blocks of 2 MiB and more start on a 2 MiB boundary (their
+// data a colour further, Note [Block colours]) and their mapping is marked for transparent
+// huge pages ("hg" in /proc/self/smaps).
 TEST_CASE("blocks of 2 MiB and more are 2 MiB aligned and marked for huge pages") {
   CacheScope scope;
   for (size_t n : {size_t{2} << 20, (size_t{8} << 20) + 12345}) {
     CAPTURE(n);
     tg::DataPtr block = cache::allocate(n);
-    CHECK(reinterpret_cast<std::uintptr_t>(block.get()) % (size_t{2} << 20) == 0);
+    CHECK(reinterpret_cast<std::uintptr_t>(block.context()) % (size_t{2} << 20) == 0);
+    CHECK(reinterpret_cast<std::uintptr_t>(block.get()) - reinterpret_cast<std::uintptr_t>(block.context()) < 4096);
     std::memset(block.get(), 0, n);
     std::ifstream mode("/sys/kernel/mm/transparent_hugepage/enabled");
     std::string modes;
@@ -194,4 +197,28 @@ TEST_CASE("blocks of 2 MiB and more are 2 MiB aligned and marked for huge pages"
     }
     CHECK(vm_flags_of(block.get()).find(" hg") != std::string::npos);
   }
+}
+
+// Note [Block colours]: blocks of 64 KiB and more start at different offsets within a page,
+// so that kernels reading one tensor and writing another do not meet 4K aliasing; smaller
+// blocks are not shifted.
+TEST_CASE("large blocks start at different page offsets") {
+  CacheScope scope;
+  for (size_t n : {size_t{64} << 10, kMiB, size_t{3} << 20}) {
+    CAPTURE(n);
+    std::vector<tg::DataPtr> blocks;
+    std::vector<size_t> offsets;
+    for (int i = 0; i < 8; ++i) {
+      blocks.push_back(cache::allocate(n));
+      const auto data = reinterpret_cast<std::uintptr_t>(blocks.back().get());
+      CHECK(data % tg::kCpuAlignment == 0);
+      CHECK(data - reinterpret_cast<std::uintptr_t>(blocks.back().context()) < 4096);
+      std::memset(blocks.back().get(), 0x5a, n);  // the whole request is writable past the offset
+      offsets.push_back(data % 4096);
+    }
+    std::sort(offsets.begin(), offsets.end());
+    CHECK(std::unique(offsets.begin(), offsets.end()) - offsets.begin() > 1);
+  }
+  tg::DataPtr small = cache::allocate(8192);
+  CHECK(small.get() == small.context());
 }
