@@ -201,7 +201,8 @@ TEST_CASE("blocks of 2 MiB and more are 2 MiB aligned and marked for huge pages"
 
 // Note [Block colours]: blocks of 64 KiB and more start at different offsets within a page,
 // so that kernels reading one tensor and writing another do not meet 4K aliasing; smaller
-// blocks are not shifted.
+// blocks are not shifted. Under AddressSanitizer blocks come straight from its allocator,
+// exactly as large as asked (so overflows are caught), and are not coloured.
 TEST_CASE("large blocks start at different page offsets") {
   CacheScope scope;
   for (size_t n : {size_t{64} << 10, kMiB, size_t{3} << 20}) {
@@ -217,7 +218,7 @@ TEST_CASE("large blocks start at different page offsets") {
       offsets.push_back(data % 4096);
     }
     std::sort(offsets.begin(), offsets.end());
-    CHECK(std::unique(offsets.begin(), offsets.end()) - offsets.begin() > 1);
+    if (caching_or_skip()) CHECK(std::unique(offsets.begin(), offsets.end()) - offsets.begin() > 1);
   }
   tg::DataPtr small = cache::allocate(8192);
   CHECK(small.get() == small.context());
