@@ -98,7 +98,8 @@ bool all_finite(const StridedMatrix<T>& b) {
 template <typename T>
 bool one_hot_rows_product(const StridedMatrix<T>& a, const StridedMatrix<T>& b, T* c, T alpha, T beta) {
   std::vector<int64_t> columns;
-  if (a.cols > INT32_MAX || !one_hot_columns(a, columns) || !all_finite(b)) return false;
+  // k == 0: an empty sum, and the operands may have no storage (null data) to offset.
+  if (a.cols == 0 || a.cols > INT32_MAX || !one_hot_columns(a, columns) || !all_finite(b)) return false;
   const int64_t n = b.cols;
   const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1));
   parallel_for(a.rows, grain, [&](int64_t begin, int64_t end) {
