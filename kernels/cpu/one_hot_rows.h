@@ -51,18 +51,22 @@ int64_t count_nonzeros(const T* x, int64_t n, int64_t stride) {
 }
 
 // The column of each row's nonzero (-1 for a row of zeros), or false as soon as a row holds
-// two nonzeros.
+// two nonzeros. Nothing is allocated before the first row passes: a dense operand, the usual
+// case on every product, costs only its first row's scan.
 template <typename T>
 bool one_hot_columns(const StridedMatrix<T>& a, std::vector<int64_t>& columns) {
-  columns.assign(static_cast<size_t>(a.rows), -1);
+  columns.clear();
   for (int64_t i = 0; i < a.rows; ++i) {
     const T* row = a.data + i * a.row_stride;
     const int64_t count = count_nonzeros(row, a.cols, a.col_stride);
     if (count > 1) return false;
-    if (count == 0) continue;
-    int64_t p = 0;
-    while (row[p * a.col_stride] == T(0)) ++p;
-    columns[static_cast<size_t>(i)] = p;
+    if (i == 0) columns.reserve(static_cast<size_t>(a.rows));
+    int64_t p = -1;
+    if (count == 1) {
+      p = 0;
+      while (row[p * a.col_stride] == T(0)) ++p;
+    }
+    columns.push_back(p);
   }
   return true;
 }

@@ -97,24 +97,8 @@ class Cache {
     for (void* gone : evicted) std::free(gone);
   }
 
-  void set_limit(size_t bytes) {
-    std::vector<void*> evicted;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      limit_ = bytes;
-      evict_down_to(limit_, evicted);
-    }
-    for (void* gone : evicted) std::free(gone);
-  }
-
-  void empty() {
-    std::vector<void*> evicted;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      evict_down_to(0, evicted);
-    }
-    for (void* gone : evicted) std::free(gone);
-  }
+  void set_limit(size_t bytes) { shrink_to(bytes, /*new_limit=*/true); }
+  void empty() { shrink_to(0, /*new_limit=*/false); }
 
   size_t bytes() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -126,6 +110,18 @@ class Cache {
   }
 
  private:
+  // Frees the oldest kept blocks until at most `target` bytes are kept (outside the lock),
+  // making `target` the limit too when asked.
+  void shrink_to(size_t target, bool new_limit) {
+    std::vector<void*> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (new_limit) limit_ = target;
+      evict_down_to(target, evicted);
+    }
+    for (void* gone : evicted) std::free(gone);
+  }
+
   // Moves the oldest kept blocks to `evicted` until at most `target` bytes are kept.
   void evict_down_to(size_t target, std::vector<void*>& evicted) {
     while (bytes_ > target) {
