@@ -1,7 +1,8 @@
 // Convolution, 1-d to 3-d, plain or transposed (CompositeExplicitAutograd: the derivatives are
 // convolution_backward's, in schemas/convolution.yaml), and LibTorch's entry points over it.
-// 2-d runs as im2col + matrix products, one per group. With cols = im2col(x) of shape
-// [N, C * kH * kW, L] and W_g the group's weight as a [O/G, C/G * kH * kW] matrix:
+// 2-d runs as im2col + matrix products, one per group (the CPU forward at stride 1: one
+// product per kernel offset, Note [Kernel-shift convolution] in cpu/conv_kernel_shifts.cpp).
+// With cols = im2col(x) of shape [N, C * kH * kW, L] and W_g the group's weight as a [O/G, C/G * kH * kW] matrix:
 //   forward:        out_g = W_g cols_g                       (+ bias)
 //   grad_input:     col2im(W_g^T grad_g), summed by col2im over overlapping windows
 //   grad_weight:    sum over the batch of grad_g cols_g^T
@@ -20,6 +21,7 @@
 
 #include "NativeFunctions.h"
 #include "composite/convolution_paths.h"
+#include "cpu/conv_kernel_shifts.h"
 #include "tensorgen/ops.h"
 
 namespace tg::native {
@@ -53,6 +55,12 @@ Tensor forward_2d(const Tensor& input, const Tensor& weight, const Geometry& g) 
   // products, and each group's product goes straight into its rows of the output. Batching
   // the images into one product needed two transposing copies of the columns and the output.
   Tensor out = tg::empty({batch, out_channels, out_height * out_width}, input.options());
+  // Stride 1 on the CPU: no columns at all (Note [Kernel-shift convolution]).
+  if (g.stride[0] == 1 && g.stride[1] == 1 &&
+      cpu::conv2d_by_kernel_shifts(input, weight, g.padding, g.dilation, g.groups,
+                                   out.view({batch, out_channels, out_height, out_width}))) {
+    return out.view({batch, out_channels, out_height, out_width});
+  }
   for (int64_t n = 0; n < batch; ++n) {
     const Tensor columns = columns_of(input.narrow(0, n, 1), g).squeeze(0);  // [G * rows, L]
     for (int64_t group = 0; group < g.groups; ++group) {

@@ -13,6 +13,7 @@
 // int64_t n)` that folds n contiguous elements into one accumulator (sum does it pairwise).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "core/tensor.h"
@@ -47,6 +48,42 @@ TG_TARGET_AVX2 void combine_rows_avx2(Acc* slots, const In* values, int64_t n, c
   combine_rows(slots, values, n, reducer);
 }
 
+// Note [Blocks of outer rows]: a reduction over the leading dims of a contiguous input (sum(0)
+// of a matrix) folds `rows` rows of `width` elements into one row of accumulators. Row by row
+// (combine_rows), every element costs a load and a store of its accumulator besides its own
+// load: for a float sum into double accumulators, 20 bytes of L1 traffic per 4 bytes read,
+// and sum(0) of 4096 x 1024 floats ran at 7 GB/s where a plain sum streams at 15. Here the
+// accumulators of a strip of kStrip columns stay in registers while kRowBlock rows go by,
+// each folded in the same order as row by row, so the result is the same, bit for bit.
+inline constexpr int64_t kRowBlock = 8;
+inline constexpr int64_t kStrip = 32;
+
+template <typename Acc, typename In, typename Reducer>
+[[gnu::always_inline]] inline void combine_row_block(Acc* slots, const In* values, int64_t width, int64_t rows,
+                                                     const Reducer& reducer) {
+  int64_t j = 0;
+  for (; j + kStrip <= width; j += kStrip) {
+    Acc strip[kStrip];
+    for (int64_t k = 0; k < kStrip; ++k) strip[k] = slots[j + k];
+    for (int64_t r = 0; r < rows; ++r) {
+      const In* row = values + r * width + j;
+      for (int64_t k = 0; k < kStrip; ++k) strip[k] = reducer.combine(strip[k], row[k]);
+    }
+    for (int64_t k = 0; k < kStrip; ++k) slots[j + k] = strip[k];
+  }
+  for (; j < width; ++j) {
+    Acc value = slots[j];
+    for (int64_t r = 0; r < rows; ++r) value = reducer.combine(value, values[r * width + j]);
+    slots[j] = value;
+  }
+}
+
+template <typename Acc, typename In, typename Reducer>
+TG_TARGET_AVX2 void combine_row_block_avx2(Acc* slots, const In* values, int64_t width, int64_t rows,
+                                           const Reducer& reducer) {
+  combine_row_block(slots, values, width, rows, reducer);
+}
+
 // The walk of reduce_into for one input geometry, worked out once: run() folds an input laid
 // out as `self` was, at any address, into accumulators at any address (a launch replays it:
 // cpu/launch.h). Precondition: self has elements.
@@ -56,9 +93,13 @@ class ReductionLoop {
   using Acc = typename Reducer::acc_t;
 
   ReductionLoop(const Tensor& self, const DimMask& mask)
-      : loop_(make_loop(self, mask)), dtype_(self.scalar_type()) {}
+      : loop_(make_loop(self, mask)),
+        dtype_(self.scalar_type()),
+        outer_width_(outer_width(self, mask)),
+        outer_rows_(outer_width_ > 0 ? self.numel() / outer_width_ : 0) {}
 
   void run(const char* self_data, Acc* acc, const Reducer& reducer) const {
+    if (outer_width_ > 0) return run_outer(reinterpret_cast<const In*>(self_data), acc, reducer);
     const ScalarType dtype = dtype_;
     RowInput<In> x;
     loop_.run_range({const_cast<char*>(self_data), reinterpret_cast<char*>(acc)}, 0, loop_.numel(),
@@ -100,6 +141,38 @@ class ReductionLoop {
   }
 
  private:
+  // See Note [Blocks of outer rows].
+  void run_outer(const In* x, Acc* acc, const Reducer& reducer) const {
+    const int64_t width = outer_width_, rows = outer_rows_;
+    const bool avx2 = vec::has_avx2_fma();
+    for (int64_t r = 0; r < rows; r += kRowBlock) {
+      const int64_t block = std::min(kRowBlock, rows - r);
+      if (avx2) {
+        combine_row_block_avx2(acc, x + r * width, width, block, reducer);
+      } else {
+        combine_row_block(acc, x + r * width, width, block, reducer);
+      }
+    }
+  }
+
+  // The width of the kept (inner) dims when self is contiguous in In and the reduced dims all
+  // come before the kept ones (size-1 dims aside); 0 otherwise.
+  static int64_t outer_width(const Tensor& self, const DimMask& mask) {
+    if (self.scalar_type() != dtype_of<In> || !self.is_contiguous()) return 0;
+    int64_t width = 1;
+    bool kept_seen = false;
+    for (int64_t d = 0; d < self.dim(); ++d) {
+      if (self.size(d) == 1) continue;
+      if (mask.test(static_cast<size_t>(d))) {
+        if (kept_seen) return 0;
+      } else {
+        kept_seen = true;
+        width *= self.size(d);
+      }
+    }
+    return kept_seen && width < self.numel() ? width : 0;
+  }
+
   // The input is operand 0, so its memory order decides the iteration order.
   static StridedLoop<2> make_loop(const Tensor& self, const DimMask& mask) {
     const IntArrayRef sizes = self.sizes();
@@ -117,6 +190,7 @@ class ReductionLoop {
 
   StridedLoop<2> loop_;
   ScalarType dtype_;
+  int64_t outer_width_, outer_rows_;
 };
 
 template <typename In, typename Reducer>
