@@ -101,7 +101,8 @@ void run_shifts(const ShiftGeometry& s, const T* input, const T* weight, T* out)
       T* dst = out + (n * s.out_channels + g * og) * s.out_height * s.out_width;
       for (int64_t o = 0; o < og; ++o) {
         for (int64_t y = 0; y < s.out_height; ++y) {
-          std::memcpy(dst + (o * s.out_height + y) * s.out_width, &pitched[static_cast<size_t>(o * positions + y * in_w)],
+          std::memcpy(dst + (o * s.out_height + y) * s.out_width,
+                      &pitched[static_cast<size_t>(o * positions + y * in_w)],
                       static_cast<size_t>(s.out_width) * sizeof(T));
         }
       }

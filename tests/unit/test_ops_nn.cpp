@@ -349,6 +349,42 @@ TEST_CASE("ops_nn: var and std corrections") {
   CHECK(contains(thrown<tg::TypeError>([&] { tg::var(tg::arange(4)); }), "only support floating point dtypes"));
 }
 
+// Reduced dims ending in a contiguous run of 64 or more elements are read in place
+// (batch_norm's statistics): the channel dim kept, the others reduced, against a double loop.
+TEST_CASE("ops_nn: var and std over the dims around a kept one, read in place") {
+  const int64_t batch = 3, channels = 5, height = 7, width = 11;  // runs of 77, tails after 16 lanes
+  Values v(static_cast<size_t>(batch * channels * height * width));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = 1000.0 + std::sin(static_cast<double>(i)) * 3.0;  // a large mean
+  for (const tg::ScalarType dtype : {tg::kDouble, tg::kFloat}) {
+    CAPTURE(dtype);
+    const Tensor x = make(v, {batch, channels, height, width}, dtype);
+    const Values xs = values(x);  // as rounded to dtype
+    const int64_t per_channel = batch * height * width;
+    Values expected_var, expected_std;
+    for (int64_t c = 0; c < channels; ++c) {
+      double sum = 0, squares = 0;
+      for (int64_t n = 0; n < batch; ++n) {
+        for (int64_t p = 0; p < height * width; ++p) {
+          sum += xs[static_cast<size_t>((n * channels + c) * height * width + p)];
+        }
+      }
+      const double mean = sum / static_cast<double>(per_channel);
+      for (int64_t n = 0; n < batch; ++n) {
+        for (int64_t p = 0; p < height * width; ++p) {
+          const double d = xs[static_cast<size_t>((n * channels + c) * height * width + p)] - mean;
+          squares += d * d;
+        }
+      }
+      expected_var.push_back(squares / static_cast<double>(per_channel - 1));
+      expected_std.push_back(std::sqrt(squares / static_cast<double>(per_channel)));
+    }
+    const double tolerance = dtype == tg::kDouble ? 1e-12 : 1e-6;
+    check_close(values(x.var({0, 2, 3}, /*unbiased=*/true)), expected_var, tolerance);
+    check_close(values(tg::std(x, std::vector<int64_t>{0, 2, 3}, tg::Scalar(0), /*keepdim=*/true)), expected_std,
+                tolerance);
+  }
+}
+
 TEST_CASE("ops_nn: gather, scatter_add, masked_fill, one_hot") {
   const Tensor x = make({1, 2, 3, 4, 5, 6}, {2, 3});
   const Tensor index = make({2, 0, 1, 1}, {2, 2}, tg::kLong);
@@ -425,6 +461,38 @@ TEST_CASE("ops_nn: conv2d against a naive loop") {
   const Tensor image = tg::randn({3, 5, 5}), kernel = tg::randn({2, 3, 3, 3});
   CHECK(shape(tg::conv2d(image, kernel)) == Ints{2, 3, 3});
   check_close(values(tg::conv2d(image, kernel)), values(tg::conv2d(image.unsqueeze(0), kernel).squeeze(0)));
+}
+
+// Stride 1 with at least 16 channels per group (or a 1 x 1 kernel) takes the CPU's
+// kernel-offset products (Note [Kernel-shift convolution]): padding, dilation, groups, batch 1,
+// strips of 256 positions and more, float and double, and 1-d through it.
+TEST_CASE("ops_nn: stride-1 conv2d by kernel-offset products against a naive loop") {
+  struct Case {
+    Ints input, weight, padding, dilation;
+    int64_t groups;
+  };
+  for (const Case& c : {Case{{2, 16, 7, 9}, {5, 16, 3, 2}, {1, 2}, {2, 1}, 1},
+                        Case{{1, 32, 6, 5}, {6, 16, 3, 3}, {1, 1}, {1, 1}, 2},
+                        Case{{1, 16, 20, 21}, {3, 16, 3, 3}, {0, 0}, {1, 1}, 1},
+                        Case{{2, 3, 4, 5}, {7, 3, 1, 1}, {0, 0}, {1, 1}, 1},
+                        Case{{2, 17, 5, 4}, {4, 17, 5, 4}, {0, 0}, {1, 1}, 1}}) {
+    CAPTURE(c.input);
+    CAPTURE(c.weight);
+    tg::manual_seed(5);
+    const Tensor input = tg::randn(c.input, tg::kDouble), weight = tg::randn(c.weight, tg::kDouble);
+    const Tensor bias = tg::randn({c.weight[0]}, tg::kDouble);
+    const Values expected = naive_conv2d(input, weight, bias, {1, 1}, c.padding, c.dilation, c.groups);
+    check_close(values(tg::conv2d(input, weight, bias, {1, 1}, c.padding, c.dilation, c.groups)), expected, 1e-12);
+    check_close(values(tg::conv2d(input.to(tg::kFloat), weight.to(tg::kFloat), bias.to(tg::kFloat), {1, 1},
+                                  c.padding, c.dilation, c.groups)),
+                expected, 1e-4);
+  }
+  // 1-d runs as 2-d with a height of 1.
+  tg::manual_seed(6);
+  const Tensor signal = tg::randn({2, 16, 30}, tg::kDouble), taps = tg::randn({4, 16, 5}, tg::kDouble);
+  const Tensor no_bias = tg::zeros({4}, tg::kDouble);
+  check_close(values(tg::conv1d(signal, taps, {}, {1}, {2}, {3})),
+              naive_conv2d(signal.unsqueeze(2), taps.unsqueeze(2), no_bias, {1, 1}, {0, 2}, {1, 3}, 1), 1e-12);
 }
 
 TEST_CASE("ops_nn: conv2d and pooling reject bad shapes") {
