@@ -3,8 +3,11 @@
 // repeat_interleave / roll / flip, einsum, and index_fill / index_copy / scatter. Values are
 // checked against <cmath> or hand-computed results; the generated conformance suite adds
 // every variant, dtype, gradient and batching check.
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
+#include <vector>
 
 #include "ops_test_helpers.h"
 
@@ -163,6 +166,47 @@ TEST_CASE("math_breadth: sort orders values, puts NaN last (first descending) an
   CHECK(values(tg::argsort(m, 1, true)) == Values{0, 1, 1, 0});
   CHECK(values(m.argsort(true, 0, false)) == Values{1, 0, 0, 1});
   CHECK(contains(thrown<tg::Error>([&] { tg::sort(m, 2); }), "sort"));
+}
+
+// Rows of 256 or more floats or doubles sort by their bits (Note [Sorting floats by their
+// bits]): ties (including -0 and +0, and all NaNs) keep index order, NaN goes last (first
+// descending), along the last dim and along dim 0, against std::stable_sort.
+TEST_CASE("math_breadth: long float rows sort as std::stable_sort does") {
+  const int64_t n = 300;
+  const double pool[] = {2.5, -1.0, 0.0, -0.0, kNan, INFINITY, -INFINITY, 1e-30, -1e30, 7.0, -2.5};
+  Values v(static_cast<size_t>(2 * n));
+  for (size_t k = 0; k < v.size(); ++k) v[k] = pool[(k * 7 + k / 5) % std::size(pool)] * (k % 13 == 0 ? 3.0 : 1.0);
+  for (const tg::ScalarType dtype : {tg::kFloat, tg::kDouble}) {
+    for (const bool descending : {false, true}) {
+      for (const int64_t dim : {1, 0}) {
+        CAPTURE(dtype);
+        CAPTURE(descending);
+        CAPTURE(dim);
+        // Rows along `dim`: [2, n] sorted along 1, or its transpose [n, 2] (contiguous) along 0.
+        const Tensor x = dim == 1 ? make(v, {2, n}, dtype) : make(v, {2, n}, dtype).t().contiguous();
+        const Values xs = values(x);
+        auto [sorted, order] = tg::sort(x, dim, descending);
+        const Values got = values(sorted), got_order = values(order);
+        for (int64_t row = 0; row < 2; ++row) {
+          const auto at = [&](int64_t j) { return static_cast<size_t>(dim == 1 ? row * n + j : j * 2 + row); };
+          std::vector<int64_t> expected(static_cast<size_t>(n));
+          for (int64_t j = 0; j < n; ++j) expected[static_cast<size_t>(j)] = j;
+          std::stable_sort(expected.begin(), expected.end(), [&](int64_t a, int64_t b) {
+            const double va = xs[at(a)], vb = xs[at(b)];
+            if (std::isnan(va) || std::isnan(vb)) return descending ? std::isnan(va) && !std::isnan(vb)
+                                                                    : !std::isnan(va) && std::isnan(vb);
+            return descending ? va > vb : va < vb;
+          });
+          for (int64_t j = 0; j < n; ++j) {
+            const double want = xs[at(expected[static_cast<size_t>(j)])];
+            CHECK(got_order[at(j)] == static_cast<double>(expected[static_cast<size_t>(j)]));
+            CHECK((std::isnan(want) ? std::isnan(got[at(j)]) : got[at(j)] == want));
+            CHECK(std::signbit(got[at(j)]) == std::signbit(want));
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("math_breadth: kthvalue and median") {
