@@ -4,6 +4,7 @@
 // positions [x_begin, x_end) read (write) the image with stride sW, a plain loop the compiler
 // vectorises for sW = 1, and the positions outside it fall in the padding.
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "NativeFunctions.h"
@@ -89,9 +90,14 @@ Tensor native::col2im_cpu(const Tensor& self, IntArrayRef output_size, IntArrayR
   TG_DISPATCH_FLOATING_TYPES(self.scalar_type(), "col2im", [&] {
     using T = opmath_t<scalar_t>;
     const Tensor input = cpu::contiguous_as(self, self.scalar_type());
-    std::vector<T> image(static_cast<size_t>(channels * s.height * s.width));
+    // Sums accumulate in opmath: straight in out when that is scalar_t (float, double), else
+    // in a buffer converted into out afterwards.
+    constexpr bool kInPlace = std::is_same_v<T, scalar_t>;
+    const int64_t image_numel = channels * s.height * s.width;
+    std::vector<T> buffer(kInPlace ? 0 : static_cast<size_t>(image_numel));
     for (int64_t n = 0; n < batch; ++n) {
-      std::fill(image.begin(), image.end(), T(0));
+      T* image = kInPlace ? reinterpret_cast<T*>(out.data_ptr<scalar_t>() + n * image_numel) : buffer.data();
+      std::fill(image, image + image_numel, T(0));
       const scalar_t* columns = input.data_ptr<scalar_t>() + n * rows * s.positions();
       // Rows of different channels add into disjoint image planes: threads take whole channels.
       const int64_t area = s.kernel_area();
@@ -104,8 +110,10 @@ Tensor native::col2im_cpu(const Tensor& self, IntArrayRef output_size, IntArrayR
                             }
                           });
                         });
-      cpu::store_row(static_cast<char*>(out.data_ptr()) + n * static_cast<int64_t>(image.size()) * out.element_size(),
-                     out.element_size(), out.scalar_type(), image.data(), static_cast<int64_t>(image.size()));
+      if constexpr (!kInPlace) {
+        cpu::store_row(static_cast<char*>(out.data_ptr()) + n * image_numel * out.element_size(), out.element_size(),
+                       out.scalar_type(), image, image_numel);
+      }
     }
   });
   return out;
