@@ -163,6 +163,27 @@ TEST_CASE("launch replay: makes no dispatcher call and runs no kernel") {
   CHECK(same_bits(probabilities, tg::softmax(chain(), 1)));
 }
 
+// conv2d at stride 1 on the CPU runs its products in one launch (Note [Kernel-shift
+// convolution]) called from a composite operator's kernel: however the recorder replays it, a
+// replay with new input values gives eager's bits.
+TEST_CASE("launch replay: a stride-1 conv2d replays with new input values") {
+  tg::manual_seed(2);
+  tg::Tensor x = tg::randn({2, 16, 9, 7}), w = tg::randn({8, 16, 3, 3});
+  auto region = [&] { return tg::conv2d(x, w, {}, {1, 1}, {1, 1}); };
+  region();  // warm-up
+  tg::graphs::Graph graph;
+  graph.capture_begin();
+  tg::Tensor out = region();
+  graph.capture_end();
+  INFO(kernel_calls(graph));
+  for (int step = 0; step < 2; ++step) {
+    x.copy_(tg::randn({2, 16, 9, 7}));
+    graph.replay();
+    const tg::Tensor replayed = out.clone();
+    CHECK(same_bits(replayed, region()));
+  }
+}
+
 TEST_CASE("launch replay: a call that is not launches alone replays through its kernel, counted") {
   tg::manual_seed(1);
   tg::Tensor x = tg::randn({6, 5}), w = tg::randn({5, 6});
