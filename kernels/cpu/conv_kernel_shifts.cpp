@@ -10,8 +10,11 @@
 // x >= W_out (which wrap into the next row) are dropped when it is copied into out. This
 // replaces im2col, which wrote kH * kW copies of the input (3.4 MB per image for 32 channels
 // of 56 x 56 and a 3 x 3 kernel, more than L2) that BLAS then packed again.
-// The products run over strips of kStripPositions positions, so that a strip's result and
-// its input stay in L2 across the kH * kW accumulating products. Padding is applied per image
+// The products run over strips of kStripPositions positions, so that a strip's result (32 KB
+// for 64 output channels) stays in L1 across the kH * kW accumulating products; each product
+// is then small enough for OpenBLAS's small-matrix kernel, which reads its operands unpacked.
+// Strips of 128 against 256: the same time for 32 channels at 56 x 56, 15% less for 64 padded
+// channels at 28 x 28. Padding is applied per image
 // into a scratch plane. The sum runs over channels first, then offsets: the result may differ
 // from im2col's in the last bits.
 #include "cpu/conv_kernel_shifts.h"
@@ -36,7 +39,7 @@ namespace {
 
 #ifdef TG_HAVE_BLAS
 
-constexpr int64_t kStripPositions = 256;
+constexpr int64_t kStripPositions = 128;
 
 struct ShiftGeometry {
   int64_t batch, channels, height, width;  // input

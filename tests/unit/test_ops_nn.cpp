@@ -465,7 +465,7 @@ TEST_CASE("ops_nn: conv2d against a naive loop") {
 
 // Stride 1 with at least 16 channels per group (or a 1 x 1 kernel) takes the CPU's
 // kernel-offset products (Note [Kernel-shift convolution]): padding, dilation, groups, batch 1,
-// strips of 256 positions and more, float and double, and 1-d through it.
+// several strips of 128 positions, float and double, and 1-d through it.
 TEST_CASE("ops_nn: stride-1 conv2d by kernel-offset products against a naive loop") {
   struct Case {
     Ints input, weight, padding, dilation;
