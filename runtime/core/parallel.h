@@ -6,8 +6,8 @@
 namespace tg {
 
 // n >= 1, else tg::ValueError. Applies to the calling thread's later kernels, as OpenMP's
-// omp_set_num_threads does, and to OpenBLAS's matrix products (process-wide: OpenBLAS has
-// one thread count).
+// omp_set_num_threads does, matrix products included: they run on the same OpenMP threads,
+// OpenBLAS itself staying at one thread (Note [One thread pool], kernels/cpu/blas_gemm.cpp).
 void set_num_threads(int n);
 int get_num_threads();
 
