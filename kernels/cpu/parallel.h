@@ -30,6 +30,8 @@ void parallel_for(int64_t n, int64_t grain, const F& body) {
     }
     return;
   }
+#else
+  (void)grain;
 #endif
   if (n > 0) body(int64_t{0}, n);
 }
