@@ -5,6 +5,7 @@
 
 #include "cpu/blas_core.h"
 #include "cpu/parallel.h"
+#include "cpu/thread_pool.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -16,12 +17,13 @@
 namespace tg::cpu {
 
 // Note [One thread pool]
-// tensorgen runs its loops on OpenMP's threads. Debian's default OpenBLAS (libopenblas0-pthread,
+// tensorgen runs its loops on its own threads (cpu/thread_pool.h; OpenMP's before session 12).
+// Debian's default OpenBLAS (libopenblas0-pthread,
 // what libopenblas-dev pulls in and tools/setup.sh installs) keeps a pool of its own, and when
 // both pools had as many threads as there are cores, each one's waiting threads (libgomp's spin
 // wait, OpenBLAS's sched_yield loop) held the cores the other needed: a transformer block took
 // 3.1-3.7 s for 20 runs on 2 cores, 0.5 s with either pool at one thread (docs/performance.md).
-// So there is one pool, OpenMP's, as PyTorch has with MKL and OpenMP:
+// So there is one pool, tensorgen's, as PyTorch has one with MKL and OpenMP:
 // - At load, tensorgen sets OpenBLAS to one thread (openblas_set_num_threads(1)), after the
 //   kernel choice of Note [OpenBLAS on newer CPUs]. OPENBLAS_NUM_THREADS then has no effect on
 //   tensorgen's products: their thread count is tensorgen's (OMP_NUM_THREADS,
@@ -141,13 +143,7 @@ GemmSplit gemm_split(int64_t m, int64_t n, int64_t k, int threads) {
   return GemmSplit{by_rows, size, (length + size - 1) / size};
 }
 
-int gemm_threads() {
-#ifdef _OPENMP
-  return omp_in_parallel() ? 1 : omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
+int gemm_threads() { return in_parallel_region() ? 1 : get_num_threads(); }
 
 void blas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {

@@ -1,6 +1,6 @@
 // Every float and double matrix product that tensorgen hands to BLAS goes through here: one
 // single-threaded BLAS call per block of the output, the blocks spread over tensorgen's own
-// (OpenMP) threads. See Note [One thread pool] (blas_gemm.cpp).
+// threads (cpu/thread_pool.h). See Note [One thread pool] (blas_gemm.cpp).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +23,7 @@ GemmSplit gemm_split(int64_t m, int64_t n, int64_t k, int threads);
 
 // The number of threads a product started on this thread may use now: 1 inside a parallel
 // region (a product inside a parallel_for runs on the thread that calls it), else the
-// OpenMP thread count (tg::set_num_threads).
+// thread count (tg::set_num_threads).
 int gemm_threads();
 
 // Row-major c = alpha * op(a) @ op(b) + beta * c, as cblas_?gemm(CblasRowMajor, ...): op(a) is
