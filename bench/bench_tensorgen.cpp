@@ -7,12 +7,15 @@
 #include "bench_figures.h"
 #include "bench_util.h"
 #include "cpu/blas_core.h"
+#include "cpu/blas_gemm.h"
 
 namespace bench {
 void tensorgen_set_threads(int n) { tg::set_num_threads(n); }
 std::string tensorgen_blas() {
   const std::string core = tg::cpu::blas_core_name();
-  return core.empty() ? "not OpenBLAS" : "OpenBLAS, " + core + " kernels (" + tg::cpu::blas_core_selection() + ")";
+  if (core.empty()) return "not OpenBLAS";
+  return "OpenBLAS, " + core + " kernels (" + tg::cpu::blas_core_selection() + "); " +
+         tg::cpu::blas_threads_selection() + ", products split over tensorgen's threads";
 }
 }  // namespace bench
 

@@ -20,7 +20,9 @@ namespace tg::cpu {
 // set that variable and OpenBLAS runs one of its pre-AVX2 kernel sets on a CPU that has AVX2 or
 // AVX-512, tensorgen sets it, re-runs OpenBLAS's dynamic initialisation, and unsets it again.
 // The calls are looked up at run time, so another BLAS (or a static OpenBLAS) is left alone.
-// Valgrind's CPU hides AVX-512, so under callgrind the choice is OpenBLAS's own.
+// Valgrind's CPU hides AVX-512, so under callgrind the choice is OpenBLAS's own. Right after
+// this choice tensorgen sets OpenBLAS to one thread and runs products on its own threads
+// (Note [One thread pool], blas_gemm.cpp).
 namespace {
 
 using CoreNameFn = char* (*)();

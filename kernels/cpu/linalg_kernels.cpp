@@ -1,7 +1,8 @@
 // CPU kernels of the matrix products: mm, bmm, addmm.
-// float and double go to BLAS (cblas_?gemm) when the build has it (TG_HAVE_BLAS); every
-// other dtype, and every build without BLAS, uses the reference loop. Integer products wrap
-// modulo 2^bits like the other integer kernels; float16 and bfloat16 accumulate in float.
+// float and double go to BLAS (cpu::blas_gemm, split over tensorgen's threads) when the build
+// has it (TG_HAVE_BLAS); every other dtype, and every build without BLAS, uses the reference
+// loop. Integer products wrap modulo 2^bits like the other integer kernels; float16 and
+// bfloat16 accumulate in float.
 // A float product with one row (m = 1) is a matrix-vector product: cpu::gemv_float (gemv.h),
 // with or without BLAS. Each product is one launch (cpu/launch.h).
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "NativeFunctions.h"
+#include "cpu/blas_gemm.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
 #include "cpu/gemv.h"
@@ -22,9 +24,6 @@
 #include "dtype_dispatch.h"
 #include "scalar_math.h"
 
-#ifdef TG_HAVE_BLAS
-#include <cblas.h>
-#endif
 #if defined(__SSE2__)
 #include <immintrin.h>
 #endif
@@ -221,16 +220,9 @@ void gemm(const Matrix<T>& a, const Matrix<T>& b, T* c, const Scalar& alpha, con
     if (k > 0 && m <= INT_MAX && n <= INT_MAX && k <= INT_MAX &&
         blas_layout(a.rows, a.cols, a.row_stride, a.col_stride, &la) &&
         blas_layout(b.rows, b.cols, b.row_stride, b.col_stride, &lb)) {
-      const auto ta = la.transposed ? CblasTrans : CblasNoTrans;
-      const auto tb = lb.transposed ? CblasTrans : CblasNoTrans;
-      const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
-      if constexpr (std::is_same_v<T, float>) {
-        cblas_sgemm(CblasRowMajor, ta, tb, mi, ni, ki, alpha.to<float>(), a.data, static_cast<int>(la.ld), b.data,
-                    static_cast<int>(lb.ld), beta.to<float>(), c, ni);
-      } else {
-        cblas_dgemm(CblasRowMajor, ta, tb, mi, ni, ki, alpha.to<double>(), a.data, static_cast<int>(la.ld), b.data,
-                    static_cast<int>(lb.ld), beta.to<double>(), c, ni);
-      }
+      // One BLAS call per block, on tensorgen's threads: See Note [One thread pool].
+      cpu::blas_gemm(la.transposed, lb.transposed, m, n, k, alpha.to<T>(), a.data, la.ld, b.data, lb.ld,
+                     beta.to<T>(), c, n);
       return;
     }
   }

@@ -5,9 +5,6 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#ifdef TG_HAVE_OPENBLAS_THREADS
-#include <cblas.h>
-#endif
 
 namespace tg {
 
@@ -15,9 +12,6 @@ void set_num_threads(int n) {
   TG_CHECK_VALUE(n >= 1, "[set_num_threads] expected at least 1 thread, got ", n);
 #ifdef _OPENMP
   omp_set_num_threads(n);
-#endif
-#ifdef TG_HAVE_OPENBLAS_THREADS
-  openblas_set_num_threads(n);  // matrix products are intra-op work too
 #endif
 }
 

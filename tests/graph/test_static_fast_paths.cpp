@@ -185,6 +185,26 @@ TEST_CASE("freeze: a frozen weight written in place afterwards is refused, never
   CHECK_THROWS_WITH_AS(again.run({in[4]}), doctest::Contains("frozen input 'fc2.bias'"), Error);
 }
 
+TEST_CASE("static runtime: products cut over two threads equal eager bit for bit") {
+  // At the benchmark's size each of the block's products ([256, 256] @ [256, 256] and up, 2^24
+  // multiply-adds) is cut into one block per thread (Note [One thread pool] in
+  // kernels/cpu/blas_gemm.cpp); eager and the static module cut it alike.
+  const int threads = get_num_threads();
+  set_num_threads(std::max(2, threads));
+  std::vector<Tensor> in = transformer_params(256, 1024);
+  manual_seed(12);
+  in.push_back(randn({4, 64, 256}));
+  const Graph g = jit::trace(transformer_block, in);
+  StaticModule plain(g);
+  for (int trial = 0; trial < 2; ++trial) {
+    CAPTURE(trial);
+    in.back() = randn({4, 64, 256});
+    const Tensor expected = transformer_block(in)[0];
+    CHECK(bitwise_equal(plain.run(in)[0], expected));
+  }
+  set_num_threads(threads);
+}
+
 TEST_CASE("freeze: a transformer block with frozen parameters equals eager bit for bit") {
   std::vector<Tensor> in = transformer_params(32, 64);
   manual_seed(11);

@@ -10,7 +10,7 @@
 #include "cuda/emulation/stream_capture.h"
 
 #if defined(TG_HAVE_BLAS)
-#include <cblas.h>
+#include "cpu/blas_gemm.h"  // the host products, on tensorgen's threads (Note [One thread pool])
 #endif
 
 namespace tg::cuda::emu {
@@ -192,14 +192,14 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
     switch (a_type) {
 #if defined(TG_HAVE_BLAS)
       case CUDA_R_32F:
-        cblas_sgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k,
-                    static_cast<float>(al), reinterpret_cast<const float*>(ab), lda, reinterpret_cast<const float*>(bb),
-                    ldb, static_cast<float>(be), reinterpret_cast<float*>(cb), ldc);
+        // Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T.
+        tg::cpu::blas_gemm(tb, ta, n, m, k, static_cast<float>(al), reinterpret_cast<const float*>(bb), ldb,
+                           reinterpret_cast<const float*>(ab), lda, static_cast<float>(be),
+                           reinterpret_cast<float*>(cb), ldc);
         break;
       case CUDA_R_64F:
-        cblas_dgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, al,
-                    reinterpret_cast<const double*>(ab), lda, reinterpret_cast<const double*>(bb), ldb, be,
-                    reinterpret_cast<double*>(cb), ldc);
+        tg::cpu::blas_gemm(tb, ta, n, m, k, al, reinterpret_cast<const double*>(bb), ldb,
+                           reinterpret_cast<const double*>(ab), lda, be, reinterpret_cast<double*>(cb), ldc);
         break;
 #else
       case CUDA_R_32F:
