@@ -5,6 +5,7 @@ error."""
 
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -101,6 +102,38 @@ class GeneratedListsFollowTheSchemaTest(unittest.TestCase):
             text = path.read_text()
             for constant in constants | per_operator_kernels:
                 self.assertNotIn(constant, text, f"{path.relative_to(REPO_ROOT)} names {constant}")
+
+
+class FormulaCompileErrorTest(SchemaTestCase):
+    """A formula that does not compile is reported at its schema line (`#line`), for the host;
+    a formula that compiles gives a switch that computes it."""
+
+    def compile(self, formula: str) -> subprocess.CompletedProcess:
+        path = self.write_yaml(UNARY_OUT + f'  kernel: {{family: float_unary, formula: "{formula}"}}\n')
+        render.render_all(load_registry([path]), REPO_ROOT / "templates", self.folder)
+        main = self.folder / "main.cpp"
+        main.write_text('#include "PointwiseKernels.h"\n'
+                        "int main() {\n"
+                        "  volatile double x = -27.5;  // not folded: libm's cbrt is not correctly rounded\n"
+                        "  return tg::math::float_unary(tg::FloatUnaryOp::Cbrt, double(x)) == std::cbrt(x) ? 0 : 1;\n"
+                        "}\n")
+        return subprocess.run(
+            [os.environ.get("CXX", "c++"), "-std=c++20", "-Wall", "-Wextra", "-Werror",
+             f"-I{self.folder}", f"-I{REPO_ROOT / 'kernels'}", f"-I{REPO_ROOT / 'runtime'}",
+             str(main), "-o", str(self.folder / "main")],
+            capture_output=True, text=True, timeout=300)
+
+    def test_bad_formula_names_its_schema_line(self):
+        result = self.compile("TG_PM_CALL(cbrtx, x)")
+        self.assertNotEqual(result.returncode, 0)
+        errors = [line for line in result.stderr.splitlines() if "error:" in line]
+        self.assertTrue(errors, result.stderr)
+        self.assertRegex(errors[0], r"ops\.yaml:3:\d*:? error:.*cbrtx")
+
+    def test_good_formula_computes(self):
+        result = self.compile("TG_PM_CALL(cbrt, x)")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(subprocess.run([str(self.folder / "main")]).returncode, 0)
 
 
 class OlderUnaryFamilyListsAgreeTest(unittest.TestCase):
