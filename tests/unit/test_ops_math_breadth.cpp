@@ -1,9 +1,8 @@
-// Tests of the operators of issue 20 (first half): the elementwise math functions (and cbrt, the
-// walk-through of docs/adding-an-op.md), maximum / minimum / fmax / fmin, clamp with tensor
-// bounds, logsumexp, the sort family, repeat / tile / repeat_interleave / roll / flip, einsum,
-// and index_fill / index_copy / scatter. Values are checked against <cmath> or hand-computed
-// results; the generated conformance suite adds every variant, dtype, gradient and batching
-// check.
+// Tests of the operators of issue 20 (first half): the elementwise math functions, maximum /
+// minimum / fmax / fmin, clamp with tensor bounds, logsumexp, the sort family, repeat / tile /
+// repeat_interleave / roll / flip, einsum, and index_fill / index_copy / scatter. Values are
+// checked against <cmath> or hand-computed results; the generated conformance suite adds
+// every variant, dtype, gradient and batching check.
 #include <cmath>
 #include <limits>
 
@@ -58,19 +57,6 @@ TEST_CASE("math_breadth: the floating unary functions agree with <cmath> in floa
   check_close(values(tg::log10(positive)), {std::log10(0.5), 0, std::log10(8.0), 3});
   // Outside the domain: NaN, as <cmath>.
   CHECK(std::isnan(values(tg::asin(make({2}, {1}, tg::kDouble)))[0]));
-}
-
-TEST_CASE("math_breadth: cbrt is real for negative inputs; its gradient is 1 / (3 cbrt(x)^2)") {
-  // The walk-through operator of docs/adding-an-op.md, declared by its schema entry alone.
-  const Values xs{-27, -0.125, 0.0, 1, 8, kInf, -kInf, kNan};
-  check_close(values(tg::cbrt(make(xs, {8}, tg::kDouble))), {-3, -0.5, 0, 1, 2, kInf, -kInf, kNan});
-  const Tensor i = make({-8, 64}, {2}, tg::kLong);
-  CHECK(tg::cbrt(i).scalar_type() == tg::kFloat);
-  check_close(values(i.cbrt()), {-2, 4}, 1e-6);
-  Tensor x = make({-8, 0.125, 27}, {3}, tg::kDouble).requires_grad_(true);
-  tg::cbrt(x).sum().backward();
-  check_close(values(x.grad()), {1.0 / 12, 4.0 / 3, 1.0 / 27});
-  CHECK(contains(thrown<tg::Error>([&] { i.clone().cbrt_(); }), "cbrt"));  // float result into an int64 self
 }
 
 TEST_CASE("math_breadth: erfinv inverts erf, with LibTorch's values at the ends") {
