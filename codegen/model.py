@@ -21,7 +21,7 @@ __all__ = [
     "Location", "FrozenDict", "Annotation", "SchemaType", "Argument", "Return",
     "FunctionSchema", "SchemaKind", "DerivativeKind", "Derivative", "Derivatives",
     "SampleInput", "Sample", "Domain", "Tolerance", "ConformanceHints", "NativeFunction",
-    "StructuredGroup", "group_structured",
+    "StructuredGroup", "group_structured", "PointwiseKernel",
     "BASE_TYPES", "VARIANTS", "DISPATCH_KEYS", "TAGS", "DEVICE_CHECKS", "DTYPES",
     "CONFORMANCE_CHECKS", "DOMAIN_KINDS",
 ]
@@ -392,6 +392,21 @@ class ConformanceHints:
     loc: Location = field(compare=False, repr=False)
 
 
+# --- Kernels declared in the schema ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PointwiseKernel:
+    """`kernel: {family: ..., formula: ..., dtypes: ...}` on a structured out overload: its
+    CPU and CUDA kernels are one case of a family's loops (codegen/kernel_families.py)."""
+
+    family: str       # a key of kernel_families.FAMILIES
+    formula: str      # a C++ expression over the family's operands (x; or a, b)
+    dtypes: str       # a dtype class of the family (floating, all)
+    loc: Location = field(compare=False, repr=False)
+    formula_loc: Optional[Location] = field(default=None, compare=False, repr=False)
+
+
 # --- Entries ---------------------------------------------------------------------------
 
 
@@ -415,6 +430,7 @@ class NativeFunction:
     loc: Location = field(compare=False, repr=False)
     key_locs: FrozenDict = field(default_factory=FrozenDict, compare=False, repr=False)
     batching: Optional[str] = None       # ours: the vmap batching rule (codegen/batching.py)
+    kernel: Optional[PointwiseKernel] = None  # ours: a kernel declared in the schema
 
     @property
     def full_name(self) -> str:

@@ -15,6 +15,7 @@ from typing import Any, Optional
 
 from codegen import cpp_types
 from codegen.errors import ErrorCollector, Location, SchemaError, describe_yaml_value, suggestion
+from codegen.kernel_families import implied_dispatch, parse_kernel
 from codegen.loader import LocatedList, LocatedMap
 from codegen.model import (DEVICE_CHECKS, DISPATCH_KEYS, TAGS, VARIANTS, FrozenDict,
                            FunctionSchema, NativeFunction)
@@ -27,7 +28,7 @@ from codegen.yaml_values import (CPP_IDENTIFIER, Node, expect_bool, expect_mappi
 # Every key some part of the generator reads; anything else is an "unknown key" error.
 # torchgen's `autogen` and `manual_cpp_binding` are not here: nothing would read them.
 ENTRY_KEYS = ("func", "variants", "dispatch", "structured", "structured_delegate", "tags",
-              "device_check", "device_guard", "derivatives", "conformance", "batching")
+              "device_check", "device_guard", "derivatives", "conformance", "batching", "kernel")
 
 
 @dataclass
@@ -85,6 +86,7 @@ def _parse_entry(node: Node, errors: ErrorCollector, into: ParsedEntries) -> Non
     read("device_check", _parse_device_check, "ExactSame")
     read("device_guard", lambda v, loc, ctx: expect_bool(v, loc, f"'device_guard'{ctx}"), True)
     read("batching", _parse_batching, None)
+    read("kernel", lambda v, loc, ctx: parse_kernel(v, loc, node.path, ctx, errors), None)
     derivatives_node, conformance_node = node.take("derivatives"), node.take("conformance")
     node.report_unknown(errors, "key", ENTRY_KEYS, context)
 
@@ -105,7 +107,10 @@ def _parse_entry(node: Node, errors: ErrorCollector, into: ParsedEntries) -> Non
         into.incomplete.add(func.full_name)
 
     dispatch = fields["dispatch"]
-    defaulted = dispatch is None and fields["structured_delegate"] is None
+    if dispatch is None and fields["kernel"] is not None and not node.has("dispatch"):
+        dispatch = implied_dispatch(func)  # Note [Kernels declared in the schema]
+    defaulted = dispatch is None and fields["structured_delegate"] is None \
+        and not node.has("kernel")
     if defaulted:
         dispatch = FrozenDict({"CompositeImplicitAutograd": cpp_types.default_kernel_name(func)})
     into.functions.append(NativeFunction(
@@ -121,6 +126,7 @@ def _parse_entry(node: Node, errors: ErrorCollector, into: ParsedEntries) -> Non
         derivatives=derivatives,
         conformance=conformance,
         batching=fields["batching"],
+        kernel=fields["kernel"],
         loc=node.loc,
         key_locs=FrozenDict({str(key): node.loc_of(key) for key in node.mapping}),
     ))

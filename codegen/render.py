@@ -13,7 +13,8 @@ A template sees: `registry` (the Registry), `functions` (all operators, or the s
 `operators` (cpp_api.Operator for every overload), `shard_operators` (the shard's),
 `kernels` (every hand-written function to declare), `autograd_kernels` and
 `backward_nodes` (codegen.autograd; `shard_autograd_kernels` and `shard_backward_nodes` for
-the shard), `shard_plans` (codegen.conformance, the shard's), `template_name`, `shard_index` and
+the shard), `shard_plans` (codegen.conformance, the shard's), `families` (the pointwise kernel
+families with their operators, codegen.kernel_families), `template_name`, `shard_index` and
 `shard_count` (0 and 1 when not sharded), and `resume_generated_line`, written after a pasted
 derivative formula (see Note [Formulas keep their line] in codegen/line_directives.py).
 """
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codegen import autograd, batching, conformance, cpp_api, cpp_types
+from codegen import autograd, batching, conformance, cpp_api, cpp_types, kernel_families
 from codegen.line_directives import RESUME_GENERATED, resolve_resume_markers
 from codegen.registry import Registry
 from codegen.writer import make_environment, shard, with_banner, write_if_changed
@@ -75,6 +76,7 @@ def render_all(model: Registry, templates_dir: Path | str, out_dir: Path | str) 
     autograd_kernels = autograd.autograd_kernels(model)
     backward_nodes = autograd.backward_nodes(autograd_kernels)
     batching_rules = batching.batching_rules(model)
+    families = kernel_families.family_groups(model.functions)
     conformance_plans = conformance.plans(model, {k.op.f.full_name for k in autograd_kernels})
     outputs: list[Path] = []
     for template_name in templates:
@@ -92,7 +94,7 @@ def render_all(model: Registry, templates_dir: Path | str, out_dir: Path | str) 
                 shard_autograd_kernels=shard_autograd_kernels,
                 shard_backward_nodes=[n for n in backward_nodes if n.op_name in in_shard],
                 shard_plans=[p for p in conformance_plans if p.name in in_shard],
-                batching_rules=batching_rules, resume_generated_line=RESUME_GENERATED,
+                batching_rules=batching_rules, resume_generated_line=RESUME_GENERATED, families=families,
                 shard_index=index, shard_count=len(names))
             path = out_dir / name
             write_if_changed(path, resolve_resume_markers(with_banner(template_name, text), str(path)))

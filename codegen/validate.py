@@ -15,6 +15,7 @@ from codegen import cpp_types
 from codegen.check_formulas import check_derivative_formulas
 from codegen.check_names import check_names
 from codegen.errors import ErrorCollector, Location, suggestion
+from codegen.kernel_families import check_families, check_kernel
 from codegen.model import FunctionSchema, NativeFunction, SchemaKind
 from codegen.parse_entries import ParsedEntries
 
@@ -30,9 +31,11 @@ def validate(parsed: ParsedEntries, errors: ErrorCollector) -> None:
         if len(errors) == reported:  # else the returns were already found wanting
             _check_aliasing_returns(f.func, errors)
         _check_entry_keys(f, errors)
+        check_kernel(f, errors)
     _check_duplicates(parsed.declared, errors)
     _check_delegates(functions, incomplete, errors)
     _check_cpp_names(functions, errors)
+    check_families(functions, errors)
     check_derivative_formulas(functions, errors)
 
 

@@ -1,8 +1,9 @@
-// The elementwise math functions of schemas/pointwise_math.yaml (sin ... erfinv, atan2,
-// maximum/minimum, fmax/fmin), written once for the CPU kernels (cpu/pointwise_math_kernels.cpp)
-// and the CUDA ones (cuda/pointwise_math_ops.cu). The operator is a run-time enum, as in
-// Note [One kernel per family and dtype] (cuda/binary_ops.cu); floating functions compute in
-// the opmath type (float for float16 and bfloat16).
+// What the `kernel: formula`s of the schemas may call, for the host and the device: TG_PM_CALL
+// (std:: on the host, CUDA's math library on the device) and the functions whose formula is too
+// long for a schema line (erfinv, fmax/fmin). The generated PointwiseKernels.h pastes each
+// formula into its family's switch (Note [Kernels declared in the schema],
+// codegen/kernel_families.py); floating functions compute in the opmath type (float for
+// float16 and bfloat16). Included only by the families' kernel files.
 #pragma once
 
 #include <cmath>
@@ -15,25 +16,9 @@
 
 namespace tg {
 
-// Appended to only: the CUDA launcher and the CPU kernels index their names by value.
-enum class FloatUnaryOp : uint8_t {
-  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Exp2, Expm1, Log1p, Log2, Log10, Erf, Erfinv
-};
-enum class MathBinaryOp : uint8_t { Atan2, Maximum, Minimum, Fmax, Fmin };
-
-inline const char* float_unary_name(FloatUnaryOp op) {
-  constexpr const char* kNames[] = {"sin",  "cos",   "tan",   "asin", "acos", "atan", "sinh",  "cosh",
-                                    "exp2", "expm1", "log1p", "log2", "log10", "erf", "erfinv"};
-  return kNames[static_cast<int>(op)];
-}
-
-inline const char* math_binary_name(MathBinaryOp op) {
-  constexpr const char* kNames[] = {"atan2", "maximum", "minimum", "fmax", "fmin"};
-  return kNames[static_cast<int>(op)];
-}
-
 namespace math {
 
+// TG_PM_CALL(sin, x): the math function of the side being compiled.
 #if defined(__CUDA_ARCH__)
 #define TG_PM_CALL(fn, ...) ::fn(__VA_ARGS__)
 #else
@@ -87,51 +72,21 @@ TG_HOST_DEVICE inline T erfinv(T y) {
 #endif
 }
 
+// fmax/fmin return the other operand when one is NaN (as std::fmax); maximum and minimum
+// propagate NaN instead (max_propagate_nan, scalar_math.h).
 template <typename T>
-TG_HOST_DEVICE inline T float_unary(FloatUnaryOp op, T x) {
-  switch (op) {
-    case FloatUnaryOp::Sin: return TG_PM_CALL(sin, x);
-    case FloatUnaryOp::Cos: return TG_PM_CALL(cos, x);
-    case FloatUnaryOp::Tan: return TG_PM_CALL(tan, x);
-    case FloatUnaryOp::Asin: return TG_PM_CALL(asin, x);
-    case FloatUnaryOp::Acos: return TG_PM_CALL(acos, x);
-    case FloatUnaryOp::Atan: return TG_PM_CALL(atan, x);
-    case FloatUnaryOp::Sinh: return TG_PM_CALL(sinh, x);
-    case FloatUnaryOp::Cosh: return TG_PM_CALL(cosh, x);
-    case FloatUnaryOp::Exp2: return TG_PM_CALL(exp2, x);
-    case FloatUnaryOp::Expm1: return TG_PM_CALL(expm1, x);
-    case FloatUnaryOp::Log1p: return TG_PM_CALL(log1p, x);
-    case FloatUnaryOp::Log2: return TG_PM_CALL(log2, x);
-    case FloatUnaryOp::Log10: return TG_PM_CALL(log10, x);
-    case FloatUnaryOp::Erf: return TG_PM_CALL(erf, x);
-    case FloatUnaryOp::Erfinv: return erfinv(x);
-  }
-  return x;
+TG_HOST_DEVICE inline T fmax_ignoring_nan(T a, T b) {
+  if (is_nan(a)) return b;
+  if (is_nan(b)) return a;
+  return a < b ? b : a;
 }
 
-// maximum/minimum propagate NaN (as torch.maximum); fmax/fmin return the other operand when
-// one is NaN (as std::fmax). atan2 is floating only; the caller dispatches it so.
 template <typename T>
-TG_HOST_DEVICE inline T math_binary(MathBinaryOp op, T a, T b) {
-  switch (op) {
-    case MathBinaryOp::Atan2:
-      if constexpr (std::is_floating_point_v<T>) return TG_PM_CALL(atan2, a, b);
-      break;
-    case MathBinaryOp::Maximum: return max_propagate_nan(a, b);
-    case MathBinaryOp::Minimum: return min_propagate_nan(a, b);
-    case MathBinaryOp::Fmax:
-      if (is_nan(a)) return b;
-      if (is_nan(b)) return a;
-      return a < b ? b : a;
-    case MathBinaryOp::Fmin:
-      if (is_nan(a)) return b;
-      if (is_nan(b)) return a;
-      return b < a ? b : a;
-  }
-  return a;
+TG_HOST_DEVICE inline T fmin_ignoring_nan(T a, T b) {
+  if (is_nan(a)) return b;
+  if (is_nan(b)) return a;
+  return b < a ? b : a;
 }
-
-#undef TG_PM_CALL
 
 }  // namespace math
 }  // namespace tg

@@ -1,6 +1,7 @@
 // CUDA kernels of the elementwise math family: one kernel per dtype for the floating unary
 // functions and one for the binary ones, the operator a run-time field (Note [One kernel per
-// family and dtype] in binary_ops.cu). The formulas are the CPU kernels' (pointwise_math.h).
+// family and dtype] in binary_ops.cu). The formulas are the CPU kernels' (the generated
+// PointwiseKernels.h, from the schemas' `kernel:` keys).
 #include "cuda/elementwise.cuh"
 #include "cuda/pointwise_math_ops.h"
 
@@ -34,8 +35,8 @@ void launch_math_binary(MathBinaryOp op, ScalarType dtype, const ElementwiseArgs
     using T = typename decltype(tag)::type;
     launch_elementwise<T, T, T>(args, MathBinaryFunctor<opmath_t<T>>{op});
   };
-  if (op == MathBinaryOp::Atan2) {
-    dispatch_device_dtype<kFloatingTypes>(dtype, "atan2", body);
+  if (math_binary_floating_only(op)) {
+    dispatch_device_dtype<kFloatingTypes>(dtype, math_binary_name(op), body);
   } else {
     dispatch_device_dtype<kAllTypes>(dtype, math_binary_name(op), body);
   }

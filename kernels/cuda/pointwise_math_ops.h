@@ -1,18 +1,19 @@
 // The launchers of the elementwise math family (schemas/pointwise_math.yaml) on the CUDA
-// backend: the operator as a run-time code (kernels/pointwise_math.h), the dtype it computes
-// in, and the operands as ElementwiseArgs. A dtype outside the operator's set raises the CPU
+// backend: the operator as a run-time code (the generated PointwiseKernels.h), the dtype it
+// computes in, and the operands as ElementwiseArgs. A dtype outside the operator's set raises the CPU
 // kernel's NotImplementedError. Each launch runs on the current stream.
 #pragma once
 
 #include "core/scalar_type.h"
 #include "cuda/elementwise_args.h"
-#include "pointwise_math.h"
+#include "PointwiseKernels.h"
 
 namespace tg::cuda {
 
 // out = op(self), floating dtypes; operands: out, self.
 void launch_float_unary(FloatUnaryOp op, ScalarType dtype, const ElementwiseArgs& args);
-// out = op(self, other); operands: out, self, other. atan2: floating dtypes; the others: all.
+// out = op(self, other); operands: out, self, other. Floating dtypes where
+// math_binary_floating_only(op) (atan2), else all.
 void launch_math_binary(MathBinaryOp op, ScalarType dtype, const ElementwiseArgs& args);
 
 }  // namespace tg::cuda

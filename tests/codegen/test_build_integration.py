@@ -43,7 +43,9 @@ class MesonListsTest(unittest.TestCase):
         self.assertEqual(declared, actual)
 
     def test_outputs_match_the_templates_and_shard_counts(self):
-        declared = sorted(meson_list("generated_headers_list") + meson_list("generated_sources_list")
+        declared = sorted(meson_list("generated_headers_list")
+                          + meson_list("generated_kernel_headers_list")
+                          + meson_list("generated_sources_list")
                           + meson_list("generated_autograd_sources_list")
                           + meson_list("generated_cuda_sources_list")
                           + meson_list("generated_conformance_sources_list"))

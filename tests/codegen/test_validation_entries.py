@@ -10,7 +10,7 @@ from support import SchemaTestCase, load_registry  # noqa: E402
 from codegen.errors import SchemaErrors  # noqa: E402
 
 ENTRY_KEYS = ("func, variants, dispatch, structured, structured_delegate, tags, device_check, "
-              "device_guard, derivatives, conformance, batching")
+              "device_guard, derivatives, conformance, batching, kernel")
 
 
 class FileTest(SchemaTestCase):

@@ -1,0 +1,209 @@
+"""Pointwise kernels declared in the schema: the `kernel:` key and its families.
+
+Note [Kernels declared in the schema]
+A structured out overload may say, instead of `dispatch:`,
+
+    kernel: {family: float_unary, formula: "TG_PM_CALL(cbrt, x)"}
+
+Its CPU and CUDA kernels are then one case of a family's hand-written loops (kernels/
+pointwise_math_loops.h): the loop takes the operator as a run-time enum, as Note [One kernel
+per family and dtype] (kernels/cuda/binary_ops.cu) asks, and calls a formula switch. From the
+entries of each family the generator writes, in schema order:
+  - PointwiseKernels.h: the enum, the name table, the dtype class of each operator and the
+    formula switch (host and device), included only by the family's kernel files and .cu;
+  - PointwiseKernels.cpp: the meta functions and the CPU kernels, one line each, calling the
+    family's meta and CPU loop;
+  - PointwiseKernelsCUDA.cpp (CUDA builds only): the CUDA kernels, calling the CUDA loop.
+The entry's dispatch table is implied ({CPU: <op>_out_cpu, CUDA: <op>_out_cuda}), so the
+registration and NativeFunctions.h are what `dispatch:` would give. Everything that could be
+one plain C++ function (the loops, the dtype dispatch, the launch) stays hand-written; the
+generator writes only what differs per operator. As torchgen's `ufunc_inner_loop`, but the
+formula lives in the schema, and a formula too long for YAML is a function in
+kernels/pointwise_math.h (erfinv).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from codegen import cpp_types
+from codegen.errors import ErrorCollector, Location, SchemaError, suggestion
+from codegen.line_directives import line_directive
+from codegen.model import FrozenDict, FunctionSchema, NativeFunction, PointwiseKernel, SchemaKind
+from codegen.yaml_values import Node, expect_mapping, expect_string
+
+KERNEL_KEYS = ("family", "formula", "dtypes")
+# float_unary: the floating types, computed in opmath; an integral input gives the default dtype.
+# all: every dtype, the result type of the operands.
+DTYPE_CLASSES = ("floating", "all")
+
+
+@dataclass(frozen=True)
+class Family:
+    """One family of pointwise kernels: its C++ enum and loops, the operands its formulas
+    name, the non-out arguments its out overloads take, and the dtype classes it supports
+    (the first is the default)."""
+
+    name: str                        # float_unary: loops pointwise_math::float_unary_*
+    enum: str                        # FloatUnaryOp
+    operands: tuple[str, ...]        # the formula's variables, in argument order
+    arguments: tuple[str, ...]       # the schema's non-out arguments
+    dtype_classes: tuple[str, ...]  # `dtypes:` is required when there are several
+
+    @property
+    def out_signature(self) -> str:
+        return f"({', '.join(self.arguments)}, *, Tensor(a!) out) -> Tensor(a!)"
+
+    @property
+    def scalar_params(self) -> str:
+        """The formula switch's operands: "T a, T b"."""
+        return ", ".join(f"T {v}" for v in self.operands)
+
+    @property
+    def cpp_params(self) -> str:
+        names = [a.split()[-1] for a in self.arguments] + ["out"]
+        return ", ".join(f"const Tensor& {n}" for n in names)
+
+    @property
+    def cpp_args(self) -> str:
+        return ", ".join([a.split()[-1] for a in self.arguments] + ["out"])
+
+    @property
+    def meta_params(self) -> str:
+        return ", ".join(f"const Tensor& {a.split()[-1]}" for a in self.arguments)
+
+    @property
+    def meta_args(self) -> str:
+        return ", ".join(a.split()[-1] for a in self.arguments)
+
+
+FAMILIES: dict[str, Family] = {
+    "float_unary": Family("float_unary", "FloatUnaryOp", ("x",), ("Tensor self",), ("floating",)),
+    "math_binary": Family("math_binary", "MathBinaryOp", ("a", "b"),
+                          ("Tensor self", "Tensor other"), ("all", "floating")),
+}
+
+
+def parse_kernel(value: Any, loc: Location, path: str, context: str,
+                 errors: ErrorCollector) -> PointwiseKernel:
+    """Reads `kernel: {family, formula, dtypes?}`; every mistake is a SchemaError at its line."""
+    node = Node(expect_mapping(value, loc, f"'kernel'{context}"), path)
+    family_name = node.take("family")
+    formula = node.take("formula")
+    dtypes = node.take("dtypes")
+    node.report_unknown(errors, "key of 'kernel'", KERNEL_KEYS, context)
+    if family_name is None:
+        raise SchemaError(loc, f"'kernel'{context} has no 'family'; expected one of "
+                               f"{', '.join(FAMILIES)}")
+    family_name = expect_string(family_name, node.loc_of("family"), f"'kernel: family'{context}")
+    family = FAMILIES.get(family_name)
+    if family is None:
+        raise SchemaError(node.loc_of("family"),
+                          f"unknown kernel family '{family_name}'{context}"
+                          + suggestion(family_name, tuple(FAMILIES)))
+    if formula is None:
+        operands = ", ".join(family.operands)
+        raise SchemaError(loc, f"'kernel'{context} has no 'formula': a C++ expression over "
+                               f"{operands} (family {family.name})")
+    formula = expect_string(formula, node.loc_of("formula"), f"'kernel: formula'{context}")
+    if "\n" in formula or ";" in formula:
+        raise SchemaError(node.loc_of("formula"),
+                          f"'kernel: formula'{context} must be one C++ expression on one line; "
+                          "write a longer formula as a function in kernels/pointwise_math.h")
+    if dtypes is None and len(family.dtype_classes) > 1:
+        raise SchemaError(loc, f"'kernel'{context} has no 'dtypes'; family {family.name} "
+                               f"runs in one of: {', '.join(family.dtype_classes)}")
+    if dtypes is None:
+        dtype_class = family.dtype_classes[0]
+    else:
+        dtype_class = expect_string(dtypes, node.loc_of("dtypes"), f"'kernel: dtypes'{context}")
+        if dtype_class not in family.dtype_classes:
+            raise SchemaError(node.loc_of("dtypes"),
+                              f"dtype class '{dtype_class}'{context} is not one family "
+                              f"{family.name} supports"
+                              + suggestion(dtype_class, family.dtype_classes))
+    return PointwiseKernel(family.name, formula, dtype_class, loc, node.loc_of("formula"))
+
+
+def implied_dispatch(func: FunctionSchema) -> FrozenDict:
+    """The dispatch table a `kernel:` entry stands for: sin.out -> sin_out_cpu, sin_out_cuda."""
+    name = cpp_types.default_kernel_name(func)
+    return FrozenDict({"CPU": f"{name}_cpu", "CUDA": f"{name}_cuda"})
+
+
+def check_kernel(f: NativeFunction, errors: ErrorCollector) -> None:
+    """The rules of a `kernel:` entry that span its other keys (validate.py calls this)."""
+    if f.kernel is None:
+        return
+    where = f.loc_of("kernel")
+    name = f.full_name
+    if "dispatch" in f.key_locs:
+        errors.error(f.loc_of("dispatch"),
+                     f"'{name}' has both 'kernel' and 'dispatch'; a 'kernel' entry's CPU and "
+                     "CUDA kernels are generated, so remove 'dispatch'")
+    if not f.structured or f.kind != SchemaKind.out:
+        errors.error(where, f"'kernel' on '{name}', which is not a structured out overload; "
+                            "put it on the '.out' overload marked 'structured: True'")
+        return
+    family = FAMILIES[f.kernel.family]
+    non_out = tuple(str(a) for a in f.func.non_out_arguments)
+    outs = f.func.out_arguments
+    if non_out != family.arguments or len(outs) != 1 or outs[0].name != "out" \
+            or f.func.overload_name != "out":
+        errors.error(where, f"'{name}' does not have the signature of kernel family "
+                            f"{family.name}: expected '{f.func.base_name}.out"
+                            f"{family.out_signature}'")
+
+
+def check_families(functions: Sequence[NativeFunction], errors: ErrorCollector) -> None:
+    """Within a family, each operator's enum constant is distinct."""
+    seen: dict[tuple[str, str], str] = {}
+    for f in functions:
+        if f.kernel is None:
+            continue
+        key = (f.kernel.family, enum_constant(f))
+        other = seen.setdefault(key, f.full_name)
+        if other != f.full_name:
+            errors.error(f.loc_of("kernel"), f"'{f.full_name}' and '{other}' both name "
+                                             f"{FAMILIES[key[0]].enum}::{key[1]}; rename one")
+
+
+def enum_constant(f: NativeFunction) -> str:
+    """sin.out -> Sin, log1p.out -> Log1p, logical_xor.out -> LogicalXor."""
+    return "".join(part[:1].upper() + part[1:] for part in f.func.base_name.split("_"))
+
+
+@dataclass(frozen=True)
+class FamilyOperator:
+    """One operator of a family, as the templates see it."""
+
+    name: str          # the operator's base name, "sin" (its name in errors)
+    constant: str      # Sin
+    formula: str
+    dtypes: str
+    meta: str          # sin_out: meta::sin_out
+    kernel: str        # sin_out: native::sin_out_cpu, native::sin_out_cuda
+    line_directive: str  # `#line` of the formula (Note [Formulas keep their line])
+
+
+@dataclass(frozen=True)
+class FamilyGroup:
+    family: Family
+    operators: tuple[FamilyOperator, ...]
+
+    @property
+    def has_dtype_choice(self) -> bool:
+        return len(self.family.dtype_classes) > 1
+
+
+def family_groups(functions: Sequence[NativeFunction]) -> list[FamilyGroup]:
+    """Every family with its operators in schema order; families without one are left out."""
+    members: dict[str, list[FamilyOperator]] = {name: [] for name in FAMILIES}
+    for f in functions:
+        if f.kernel is not None:
+            members[f.kernel.family].append(FamilyOperator(
+                f.func.base_name, enum_constant(f), f.kernel.formula, f.kernel.dtypes,
+                cpp_types.overload_cpp_name(f.func), cpp_types.default_kernel_name(f.func),
+                line_directive(f.kernel.formula_loc or f.kernel.loc)))
+    return [FamilyGroup(FAMILIES[name], tuple(ops)) for name, ops in members.items() if ops]

@@ -1,0 +1,279 @@
+"""Pointwise kernels declared in the schema (`kernel:`, codegen/kernel_families.py): the
+generated enum, name table, dtype classes and formula switch follow the schemas, no
+hand-written file keeps a per-operator list, and every mistake in the key is a file:line
+error."""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from support import REPO_ROOT, SchemaTestCase  # noqa: E402
+
+from codegen import render  # noqa: E402
+from codegen.kernel_families import FAMILIES  # noqa: E402
+from codegen.registry import expand_schema_paths, load_registry  # noqa: E402
+
+UNARY_OUT = "- func: cbrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n"
+BINARY_OUT = ("- func: hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)\n"
+              "  structured: True\n")
+
+
+def schema_declarations() -> dict[str, list[tuple[str, str, str]]]:
+    """Read with plain PyYAML, not the generator: family -> [(operator, formula, dtypes)] in
+    schema order (files sorted, as the build passes them)."""
+    declared: dict[str, list[tuple[str, str, str]]] = {}
+    for path in sorted((REPO_ROOT / "schemas").glob("*.yaml")):
+        for entry in yaml.safe_load(path.read_text()) or []:
+            kernel = entry.get("kernel")
+            if kernel:
+                name = entry["func"].split("(")[0].split(".")[0]
+                family = FAMILIES[kernel["family"]]
+                declared.setdefault(kernel["family"], []).append(
+                    (name, kernel["formula"], kernel.get("dtypes", family.dtype_classes[0])))
+    return declared
+
+
+def camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
+class GeneratedListsFollowTheSchemaTest(unittest.TestCase):
+    """PointwiseKernels.h, as the generator writes it now and as the build last wrote it."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.declared = schema_declarations()
+        registry = load_registry(expand_schema_paths([str(REPO_ROOT / "schemas")]))
+        folder = tempfile.TemporaryDirectory()
+        cls.addClassCleanup(folder.cleanup)
+        render.render_all(registry, REPO_ROOT / "templates", folder.name)
+        cls.headers = {"rendered": (Path(folder.name) / "PointwiseKernels.h").read_text()}
+        build = os.environ.get("TG_BUILD_DIR")
+        if build and (Path(build) / "generated" / "PointwiseKernels.h").exists():
+            cls.headers["built"] = (Path(build) / "generated" / "PointwiseKernels.h").read_text()
+
+    def test_the_schemas_declare_both_families(self):
+        self.assertEqual(sorted(self.declared), sorted(FAMILIES))
+        self.assertIn("erfinv", [name for name, _, _ in self.declared["float_unary"]])
+
+    def check_header(self, header: str) -> None:
+        for family_name, ops in self.declared.items():
+            family = FAMILIES[family_name]
+            with self.subTest(family=family_name):
+                enum = re.search(rf"enum class {family.enum} : uint8_t \{{(.*?)\}};", header)
+                self.assertIsNotNone(enum, f"no enum {family.enum}")
+                self.assertEqual(re.findall(r"\w+", enum.group(1)), [camel(n) for n, _, _ in ops])
+                names = re.search(rf"{family_name}_name\({family.enum} op\) \{{\s*constexpr const "
+                                  r"char\* kNames\[\] = \{(.*?)\};", header)
+                self.assertEqual(re.findall(r'"(\w+)"', names.group(1)), [n for n, _, _ in ops])
+                switch = re.search(rf"inline T {family_name}\({family.enum} op, .*?\n}}\n", header, re.S)
+                cases = re.findall(rf"case {family.enum}::(\w+):\n(?:.*\n)*?\s+return (.*);\n",
+                                   switch.group(0))
+                self.assertEqual(cases, [(camel(n), f) for n, f, _ in ops])
+                if len(family.dtype_classes) > 1:
+                    classes = re.findall(rf"case {family.enum}::(\w+): return (true|false);", header)
+                    self.assertEqual(classes, [(camel(n), "true" if d == "floating" else "false")
+                                               for n, _, d in ops])
+
+    def test_rendered_header_follows_the_schemas(self):
+        self.check_header(self.headers["rendered"])
+
+    @unittest.skipUnless(os.environ.get("TG_BUILD_DIR"), "needs TG_BUILD_DIR (set by meson test)")
+    def test_built_header_follows_the_schemas(self):
+        self.assertIn("built", self.headers, "the build has no generated/PointwiseKernels.h")
+        self.check_header(self.headers["built"])
+
+    def test_no_hand_written_file_lists_the_operators(self):
+        """The enum constants appear in generated code only: a hand-written case, name or
+        kernel for one operator would be a list kept in sync by hand."""
+        constants = {f"{FAMILIES[f].enum}::{camel(n)}" for f, ops in self.declared.items()
+                     for n, _, _ in ops}
+        per_operator_kernels = {f"{n}_out_cpu" for ops in self.declared.values() for n, _, _ in ops}
+        for path in (REPO_ROOT / "kernels").rglob("*"):
+            if path.suffix not in (".h", ".cpp", ".cu", ".cuh"):
+                continue
+            text = path.read_text()
+            for constant in constants | per_operator_kernels:
+                self.assertNotIn(constant, text, f"{path.relative_to(REPO_ROOT)} names {constant}")
+
+
+class FormulaCompileErrorTest(SchemaTestCase):
+    """A formula that does not compile is reported at its schema line (`#line`), for the host;
+    a formula that compiles gives a switch that computes it."""
+
+    def compile(self, formula: str) -> subprocess.CompletedProcess:
+        path = self.write_yaml(UNARY_OUT + f'  kernel: {{family: float_unary, formula: "{formula}"}}\n')
+        render.render_all(load_registry([path]), REPO_ROOT / "templates", self.folder)
+        main = self.folder / "main.cpp"
+        main.write_text('#include "PointwiseKernels.h"\n'
+                        "int main() {\n"
+                        "  volatile double x = -27.5;  // not folded: libm's cbrt is not correctly rounded\n"
+                        "  return tg::math::float_unary(tg::FloatUnaryOp::Cbrt, double(x)) == std::cbrt(x) ? 0 : 1;\n"
+                        "}\n")
+        return subprocess.run(
+            [os.environ.get("CXX", "c++"), "-std=c++20", "-Wall", "-Wextra", "-Werror",
+             f"-I{self.folder}", f"-I{REPO_ROOT / 'kernels'}", f"-I{REPO_ROOT / 'runtime'}",
+             str(main), "-o", str(self.folder / "main")],
+            capture_output=True, text=True, timeout=300)
+
+    def test_bad_formula_names_its_schema_line(self):
+        result = self.compile("TG_PM_CALL(cbrtx, x)")
+        self.assertNotEqual(result.returncode, 0)
+        errors = [line for line in result.stderr.splitlines() if "error:" in line]
+        self.assertTrue(errors, result.stderr)
+        self.assertRegex(errors[0], r"ops\.yaml:3:\d*:? error:.*cbrtx")
+
+    def test_good_formula_computes(self):
+        result = self.compile("TG_PM_CALL(cbrt, x)")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(subprocess.run([str(self.folder / "main")]).returncode, 0)
+
+
+class OlderUnaryFamilyListsAgreeTest(unittest.TestCase):
+    """The pointwise.yaml family is not declared with `kernel:` yet: its enum
+    (kernels/cuda/pointwise_ops.h), name table and switch (kernels/cuda/unary_ops.cu) are kept
+    by hand, so this test at least fails when they disagree with each other."""
+
+    def test_enum_names_and_switch_agree(self):
+        header = (REPO_ROOT / "kernels" / "cuda" / "pointwise_ops.h").read_text()
+        source = (REPO_ROOT / "kernels" / "cuda" / "unary_ops.cu").read_text()
+        enum = re.search(r"enum class UnaryOp : uint8_t \{([^}]*)\};", header)
+        self.assertIsNotNone(enum, "no enum class UnaryOp in kernels/cuda/pointwise_ops.h")
+        constants = re.findall(r"\w+", enum.group(1))
+        names = re.search(r"unary_name\(UnaryOp op\) \{\s*constexpr const char\* kNames\[\] = "
+                          r"\{([^}]*)\};", source)
+        self.assertIsNotNone(names, "no kNames table in unary_name (kernels/cuda/unary_ops.cu)")
+        self.assertEqual(re.findall(r'"(\w+)"', names.group(1)), [c.lower() for c in constants])
+        start = source.index("struct UnaryFunctor")
+        functor = source[start:source.index("\n};", start)]
+        cased = set(re.findall(r"case UnaryOp::(\w+):", functor))
+        self.assertEqual(sorted(cased), sorted(constants),
+                         "UnaryFunctor's switch misses or adds an operator")
+        schema = (REPO_ROOT / "schemas" / "pointwise.yaml").read_text()
+        for name in (c.lower() for c in constants):
+            self.assertRegex(schema, rf"(?m)^- func: {name}\.out\(",
+                             f"UnaryOp names '{name}', pointwise.yaml has no {name}.out")
+
+
+class KernelKeyTest(SchemaTestCase):
+    def test_a_new_operator_needs_only_its_entry(self):
+        registry = self.load(UNARY_OUT + '  kernel: {family: float_unary, formula: "TG_PM_CALL(cbrt, x)"}\n')
+        f = registry.get("cbrt.out")
+        self.assertEqual(dict(f.dispatch), {"CPU": "cbrt_out_cpu", "CUDA": "cbrt_out_cuda"})
+        self.assertFalse(f.dispatch_defaulted)
+        with tempfile.TemporaryDirectory() as out:
+            render.render_all(registry, REPO_ROOT / "templates", out)
+            header = (Path(out) / "PointwiseKernels.h").read_text()
+            cpu = (Path(out) / "PointwiseKernels.cpp").read_text()
+            cuda = (Path(out) / "PointwiseKernelsCUDA.cpp").read_text()
+        self.assertIn("enum class FloatUnaryOp : uint8_t { Cbrt };", header)
+        self.assertIn('constexpr const char* kNames[] = {"cbrt"};', header)
+        self.assertRegex(header, r'case FloatUnaryOp::Cbrt:\n#line 3 ".*ops.yaml"\n'
+                                 r'      return TG_PM_CALL\(cbrt, x\);')
+        self.assertIn("TensorMeta meta::cbrt_out(const Tensor& self) { "
+                      "return pointwise_math::float_unary_meta(FloatUnaryOp::Cbrt, self); }", cpu)
+        self.assertIn("void native::cbrt_out_cpu(const Tensor& self, const Tensor& out) { "
+                      "pointwise_math::float_unary_out_cpu(FloatUnaryOp::Cbrt, self, out); }", cpu)
+        self.assertIn("void native::cbrt_out_cuda(const Tensor& self, const Tensor& out) { "
+                      "pointwise_math::float_unary_out_cuda(FloatUnaryOp::Cbrt, self, out); }", cuda)
+        self.assertNotIn("MathBinaryOp", header)  # a family without operators is left out
+
+    def test_floating_binary_operator_is_guarded_for_integral_types(self):
+        registry = self.load(BINARY_OUT + '  kernel: {family: math_binary, dtypes: floating, '
+                                          'formula: "TG_PM_CALL(hypot, a, b)"}\n')
+        with tempfile.TemporaryDirectory() as out:
+            render.render_all(registry, REPO_ROOT / "templates", out)
+            header = (Path(out) / "PointwiseKernels.h").read_text()
+        self.assertIn("case MathBinaryOp::Hypot: return true;", header)
+        self.assertRegex(header, r"if constexpr \(std::is_floating_point_v<T>\) \{\n#line .*\n"
+                                 r"        return TG_PM_CALL\(hypot, a, b\);")
+
+    def test_unknown_family(self):
+        self.assertErrors(UNARY_OUT + '  kernel: {family: float_unray, formula: "x"}\n',
+                          (3, "unknown kernel family 'float_unray' in 'cbrt.out'; did you mean "
+                              "'float_unary'?"))
+
+    def test_unknown_family_without_a_close_match_lists_them(self):
+        self.assertErrors(UNARY_OUT + '  kernel: {family: gemm, formula: "x"}\n',
+                          (3, "unknown kernel family 'gemm' in 'cbrt.out'; expected one of: "
+                              "float_unary, math_binary"))
+
+    def test_missing_family(self):
+        self.assertErrors(UNARY_OUT + '  kernel: {formula: "x"}\n',
+                          (3, "'kernel' in 'cbrt.out' has no 'family'; expected one of "
+                              "float_unary, math_binary"))
+
+    def test_missing_formula(self):
+        self.assertErrors(UNARY_OUT + "  kernel: {family: float_unary}\n",
+                          (3, "'kernel' in 'cbrt.out' has no 'formula': a C++ expression over x "
+                              "(family float_unary)"))
+
+    def test_formula_on_two_lines_or_with_a_statement(self):
+        self.assertErrors(UNARY_OUT + "  kernel:\n    family: float_unary\n"
+                                      "    formula: \"x; return x\"\n",
+                          (5, "'kernel: formula' in 'cbrt.out' must be one C++ expression on one "
+                              "line; write a longer formula as a function in "
+                              "kernels/pointwise_math.h"))
+
+    def test_unknown_key_in_kernel(self):
+        self.assertErrors(UNARY_OUT + "  kernel:\n    family: float_unary\n    formula: x\n"
+                                      "    vectorized: x\n",
+                          (6, "unknown key of 'kernel' 'vectorized' in 'cbrt.out'; expected one "
+                              "of: family, formula, dtypes"))
+
+    def test_binary_family_needs_dtypes(self):
+        self.assertErrors(BINARY_OUT + '  kernel: {family: math_binary, formula: "a"}\n',
+                          (3, "'kernel' in 'hypot.out' has no 'dtypes'; family math_binary runs "
+                              "in one of: all, floating"))
+
+    def test_dtype_class_the_family_lacks(self):
+        self.assertErrors(UNARY_OUT + "  kernel:\n    family: float_unary\n    formula: x\n"
+                                      "    dtypes: all\n",
+                          (6, "dtype class 'all' in 'cbrt.out' is not one family float_unary "
+                              "supports; expected one of: floating"))
+
+    def test_kernel_with_dispatch(self):
+        self.assertErrors(UNARY_OUT + "  kernel: {family: float_unary, formula: x}\n"
+                                      "  dispatch: {CPU: cbrt_out_cpu}\n",
+                          (4, "'cbrt.out' has both 'kernel' and 'dispatch'; a 'kernel' entry's "
+                              "CPU and CUDA kernels are generated, so remove 'dispatch'"))
+
+    def test_kernel_on_an_unstructured_out(self):
+        self.assertErrors("- func: cbrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
+                          "  kernel: {family: float_unary, formula: x}\n",
+                          (2, "'kernel' on 'cbrt.out', which is not a structured out overload; "
+                              "put it on the '.out' overload marked 'structured: True'"))
+
+    def test_kernel_on_a_functional_overload(self):
+        self.assertErrors("- func: cbrt(Tensor self) -> Tensor\n"
+                          "  kernel: {family: float_unary, formula: x}\n",
+                          (2, "'kernel' on 'cbrt', which is not a structured out overload; "
+                              "put it on the '.out' overload marked 'structured: True'"))
+
+    def test_signature_not_the_family_s(self):
+        self.assertErrors("- func: cbrt.out(Tensor self, Scalar p, *, Tensor(a!) out) -> Tensor(a!)\n"
+                          "  structured: True\n  kernel: {family: float_unary, formula: x}\n",
+                          (3, "'cbrt.out' does not have the signature of kernel family "
+                              "float_unary: expected 'cbrt.out(Tensor self, *, Tensor(a!) out) "
+                              "-> Tensor(a!)'"))
+
+    def test_two_operators_with_one_enum_constant(self):
+        self.assertErrors(UNARY_OUT + "  kernel: {family: float_unary, formula: x}\n"
+                          "- func: cbrt.out_(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
+                          "  structured: True\n  kernel: {family: float_unary, formula: x}\n",
+                          (6, "'cbrt.out_' does not have the signature of kernel family "
+                              "float_unary: expected 'cbrt.out(Tensor self, *, Tensor(a!) out) "
+                              "-> Tensor(a!)'"),
+                          (6, "'cbrt.out_' and 'cbrt.out' both name FloatUnaryOp::Cbrt; "
+                              "rename one"))
+
+
+if __name__ == "__main__":
+    unittest.main()
