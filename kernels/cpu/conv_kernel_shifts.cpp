@@ -26,12 +26,11 @@
 #include <vector>
 
 #include "NativeFunctions.h"
+#include "cpu/blas_gemm.h"
 #include "cpu/copy.h"
 #include "cpu/launch.h"
+#include "cpu/parallel.h"
 
-#ifdef TG_HAVE_BLAS
-#include <cblas.h>
-#endif
 
 namespace tg::cpu {
 
@@ -46,20 +45,6 @@ struct ShiftGeometry {
   int64_t out_channels, out_height, out_width, kernel_h, kernel_w;
   int64_t pad_h, pad_w, dil_h, dil_w, groups;
 };
-
-// c[m, n] (ldc) = beta * c + a[m, k] (lda) @ b[k, n] (ldb), all row-major.
-inline void gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-                 float* c, int64_t ldc) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-              static_cast<int>(k), 1.0f, a, static_cast<int>(lda), b, static_cast<int>(ldb), beta, c,
-              static_cast<int>(ldc));
-}
-inline void gemm(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b, int64_t ldb,
-                 double beta, double* c, int64_t ldc) {
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-              static_cast<int>(k), 1.0, a, static_cast<int>(lda), b, static_cast<int>(ldb), beta, c,
-              static_cast<int>(ldc));
-}
 
 // The whole forward on raw memory (one launch): input [N, C, H, W], weight [O, C / G, kH, kW]
 // and out [N, O, H_out, W_out], all contiguous.
@@ -79,38 +64,42 @@ void run_shifts(const ShiftGeometry& s, const T* input, const T* weight, T* out)
     }
   }
   const bool padded = s.pad_h > 0 || s.pad_w > 0;
-  std::vector<T> padded_plane(padded ? static_cast<size_t>(cg * plane) : 0, T(0));
-  std::vector<T> pitched(static_cast<size_t>(og * positions));
-  for (int64_t n = 0; n < s.batch; ++n) {
-    for (int64_t g = 0; g < s.groups; ++g) {
-      const T* image = input + (n * s.channels + g * cg) * s.height * s.width;
-      if (padded) {  // the borders stay zero from the first image on
-        for (int64_t c = 0; c < cg; ++c) {
-          for (int64_t y = 0; y < s.height; ++y) {
-            std::memcpy(&padded_plane[static_cast<size_t>(c * plane + (y + s.pad_h) * in_w + s.pad_w)],
-                        image + (c * s.height + y) * s.width, static_cast<size_t>(s.width) * sizeof(T));
+  // Images in parallel, each range with its own scratch: an image's sums are the same on any
+  // thread, and its products are too small to be worth cutting.
+  parallel_for(s.batch, 1, [&](int64_t first, int64_t last) {
+    std::vector<T> padded_plane(padded ? static_cast<size_t>(cg * plane) : 0, T(0));
+    std::vector<T> pitched(static_cast<size_t>(og * positions));
+    for (int64_t n = first; n < last; ++n) {
+      for (int64_t g = 0; g < s.groups; ++g) {
+        const T* image = input + (n * s.channels + g * cg) * s.height * s.width;
+        if (padded) {  // the borders stay zero from the first image on
+          for (int64_t c = 0; c < cg; ++c) {
+            for (int64_t y = 0; y < s.height; ++y) {
+              std::memcpy(&padded_plane[static_cast<size_t>(c * plane + (y + s.pad_h) * in_w + s.pad_w)],
+                          image + (c * s.height + y) * s.width, static_cast<size_t>(s.width) * sizeof(T));
+            }
+          }
+          image = padded_plane.data();
+        }
+        for (int64_t p = 0; p < positions; p += kStripPositions) {
+          const int64_t strip = std::min(kStripPositions, positions - p);
+          for (int64_t q = 0; q < area; ++q) {
+            const int64_t shift = (q / s.kernel_w) * s.dil_h * in_w + (q % s.kernel_w) * s.dil_w;
+            blas_gemm(false, false, og, strip, cg, T(1), &shifted[static_cast<size_t>((g * area + q) * og * cg)], cg,
+                      image + shift + p, plane, q == 0 ? T(0) : T(1), &pitched[static_cast<size_t>(p)], positions);
           }
         }
-        image = padded_plane.data();
-      }
-      for (int64_t p = 0; p < positions; p += kStripPositions) {
-        const int64_t strip = std::min(kStripPositions, positions - p);
-        for (int64_t q = 0; q < area; ++q) {
-          const int64_t shift = (q / s.kernel_w) * s.dil_h * in_w + (q % s.kernel_w) * s.dil_w;
-          gemm(og, strip, cg, &shifted[static_cast<size_t>((g * area + q) * og * cg)], cg, image + shift + p, plane,
-               q == 0 ? T(0) : T(1), &pitched[static_cast<size_t>(p)], positions);
-        }
-      }
-      T* dst = out + (n * s.out_channels + g * og) * s.out_height * s.out_width;
-      for (int64_t o = 0; o < og; ++o) {
-        for (int64_t y = 0; y < s.out_height; ++y) {
-          std::memcpy(dst + (o * s.out_height + y) * s.out_width,
-                      &pitched[static_cast<size_t>(o * positions + y * in_w)],
-                      static_cast<size_t>(s.out_width) * sizeof(T));
+        T* dst = out + (n * s.out_channels + g * og) * s.out_height * s.out_width;
+        for (int64_t o = 0; o < og; ++o) {
+          for (int64_t y = 0; y < s.out_height; ++y) {
+            std::memcpy(dst + (o * s.out_height + y) * s.out_width,
+                        &pitched[static_cast<size_t>(o * positions + y * in_w)],
+                        static_cast<size_t>(s.out_width) * sizeof(T));
+          }
         }
       }
     }
-  }
+  });
 }
 
 #endif  // TG_HAVE_BLAS

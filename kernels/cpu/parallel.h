@@ -22,7 +22,8 @@ void parallel_for(int64_t n, int64_t grain, const F& body) {
   if (n > grain && !in_parallel_region()) {
     const int threads = get_num_threads();
     if (threads > 1) {
-      const int64_t ranges = std::min<int64_t>(threads, (n + grain - 1) / grain);
+      const int64_t per_range = std::max<int64_t>(grain, 1);
+      const int64_t ranges = std::min<int64_t>(threads, (n + per_range - 1) / per_range);
       struct Split {
         const F* body;
         int64_t n, chunk;
