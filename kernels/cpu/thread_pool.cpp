@@ -85,8 +85,14 @@ void run_inline(int64_t tasks, PoolTask task, const void* context) {
 class Pool {
  public:
   void run(int64_t tasks, int threads, PoolTask task, const void* context) {
+    // running_task first: a task's thread may be the one holding submit_ (try_lock would be
+    // undefined behaviour there).
+    if (running_task || threads <= 1 || tasks <= 1 || tasks > kMaxTasks) {
+      run_inline(tasks, task, context);
+      return;
+    }
     std::unique_lock<std::mutex> lock(submit_, std::try_to_lock);
-    if (!lock.owns_lock() || running_task || threads <= 1 || tasks <= 1 || tasks > kMaxTasks) {
+    if (!lock.owns_lock()) {
       run_inline(tasks, task, context);
       return;
     }

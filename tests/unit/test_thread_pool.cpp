@@ -63,6 +63,12 @@ void nested(const void* context, int64_t index) {
     ++ranges;
     same_thread = same_thread && std::this_thread::get_id() == outer;
   });
+  // A job started from inside a task runs there too, in order.
+  std::vector<int64_t> order;
+  tg::cpu::run_tasks(3, 2, [](const void* c, int64_t i) {
+    static_cast<std::vector<int64_t>*>(const_cast<void*>(c))->push_back(i);
+  }, &order);
+  same_thread = same_thread && order == std::vector<int64_t>{0, 1, 2};
   inline_ranges[static_cast<size_t>(index)] = same_thread && tg::cpu::in_parallel_region() ? ranges : -1;
 }
 
@@ -120,7 +126,7 @@ TEST_CASE("thread pool: two threads run a job's tasks at the same time") {
   CHECK(tg::cpu::pool_threads() >= 1);
 }
 
-TEST_CASE("thread pool: a parallel_for inside a task runs inline, on the task's thread") {
+TEST_CASE("thread pool: a parallel_for or a job inside a task runs inline, on the task's thread") {
   ThreadCount count(2);
   std::vector<int> inline_ranges(4, 0);
   tg::cpu::run_tasks(4, 2, nested, &inline_ranges);
