@@ -82,6 +82,17 @@ const Device& cpu_device() {
 }
 }  // namespace
 
+namespace {
+// A block from the system: the cache is empty, or off.
+[[gnu::noinline]] DataPtr allocate_new(size_t nbytes, size_t c) {
+  void* block = nullptr;
+  if (posix_memalign(&block, kCpuAlignment, kMinBytes << c) != 0 || block == nullptr) {
+    TG_THROW(OutOfMemoryError, "[cpu_allocator] could not allocate ", nbytes, " bytes");
+  }
+  return DataPtr(block, block, kCacheEnabled ? kReleasers[c] : &std::free, cpu_device());
+}
+}  // namespace
+
 DataPtr allocate(size_t nbytes) {
   const size_t c = class_of(nbytes);
   if constexpr (kCacheEnabled) {
@@ -95,11 +106,7 @@ DataPtr allocate(size_t nbytes) {
       return DataPtr(block, block, kReleasers[c], cpu_device());
     }
   }
-  void* block = nullptr;
-  if (posix_memalign(&block, kCpuAlignment, kMinBytes << c) != 0 || block == nullptr) {
-    TG_THROW(OutOfMemoryError, "[cpu_allocator] could not allocate ", nbytes, " bytes");
-  }
-  return DataPtr(block, block, kCacheEnabled ? kReleasers[c] : &std::free, cpu_device());
+  return allocate_new(nbytes, c);
 }
 
 bool caching_enabled() { return kCacheEnabled; }

@@ -7,10 +7,16 @@
 
 namespace tg {
 
+namespace {
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void missing_storage() {
+  detail::internal_assert_failed(TG_SOURCE_LOCATION, "storage_", "a TensorImpl needs a storage");
+}
+}  // namespace
+
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
     : storage_(std::move(storage)), dtype_(dtype) {
   // The key set reads the storage's device, so it is set only after the storage is checked.
-  TG_INTERNAL_ASSERT(storage_, "a TensorImpl needs a storage");
+  if (!storage_) missing_storage();
   if (!is_valid_scalar_type(dtype)) check_scalar_type("tensor", dtype);  // throws
   key_set_ = DispatchKeySet(backend_key_for(storage_->device().type()));
   set_sizes_contiguous(sizes);
@@ -45,6 +51,15 @@ void contiguous_strides(IntArrayRef sizes, int64_t* strides_out) {
 // contiguity scan and no second overflow check: one read-only pass validates, a second
 // writes. Anything wrong takes the checked path below, which raises the same errors in the
 // same order and leaves the tensor as it always did.
+namespace {
+// The checks of set_sizes_contiguous, out of line (see Note [One pass for contiguous sizes]).
+[[gnu::cold]] [[gnu::noinline]] void check_sizes_non_negative(IntArrayRef sizes) {
+  for (int64_t s : sizes) {
+    TG_CHECK_VALUE(s >= 0, "[tensor] sizes must be non-negative, got ", sizes);
+  }
+}
+}  // namespace
+
 void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {
   bool wrong = false, zero = false, numel_overflowed = false;
   int64_t stride = 1, numel = 1;
@@ -69,9 +84,7 @@ void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {
     is_contiguous_ = true;
     return;
   }
-  for (int64_t s : sizes) {
-    TG_CHECK_VALUE(s >= 0, "[tensor] sizes must be non-negative, got ", sizes);
-  }
+  check_sizes_non_negative(sizes);
   sizes_and_strides_.resize(sizes.size());
   std::copy(sizes.begin(), sizes.end(), sizes_and_strides_.sizes_data());
   contiguous_strides(sizes, sizes_and_strides_.strides_data());
