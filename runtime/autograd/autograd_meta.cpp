@@ -58,11 +58,10 @@ AutogradMeta* materialize_autograd_meta(const TensorBase& t) {
   return static_cast<AutogradMeta*>(impl->autograd_meta());
 }
 
-const std::shared_ptr<Node>& grad_fn(const Tensor& t) {
-  static const std::shared_ptr<Node> kNone;
-  AutogradMeta* meta = get_autograd_meta(t);
-  if (meta == nullptr) return kNone;
-  if (meta->view_ == nullptr) return meta->grad_fn_;
+namespace {
+// grad_fn of a view, out of line: its lock and regeneration are not on the path of
+// ordinary tensors.
+[[gnu::noinline]] const std::shared_ptr<Node>& view_grad_fn(const Tensor& t, AutogradMeta* meta) {
   // See Note [In-place on views].
   std::lock_guard<std::mutex> lock(meta->mutex_);
   const ViewInfo& view = *meta->view_;
@@ -70,6 +69,20 @@ const std::shared_ptr<Node>& grad_fn(const Tensor& t) {
   if (meta->grad_fn_ == nullptr && (view.created_in_no_grad || !view.base.requires_grad())) return meta->grad_fn_;
   if (meta->grad_fn_ == nullptr || meta->grad_fn_version_ != t._version()) regenerate_view_grad_fn(t, meta);
   return meta->grad_fn_;
+}
+
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void raise_accumulator_of_non_leaf() {
+  detail::internal_assert_failed(TG_SOURCE_LOCATION, "meta->grad_fn_ == nullptr",
+                                 "grad_accumulator() is for leaves only");
+}
+}  // namespace
+
+const std::shared_ptr<Node>& grad_fn(const Tensor& t) {
+  static const std::shared_ptr<Node> kNone;
+  AutogradMeta* meta = get_autograd_meta(t);
+  if (meta == nullptr) return kNone;
+  if (meta->view_ == nullptr) return meta->grad_fn_;
+  return view_grad_fn(t, meta);
 }
 
 Edge gradient_edge(const Tensor& t) {
@@ -80,7 +93,7 @@ Edge gradient_edge(const Tensor& t) {
 std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   AutogradMeta* meta = get_autograd_meta(t);
   if (meta == nullptr || !meta->requires_grad_) return nullptr;
-  TG_INTERNAL_ASSERT(meta->grad_fn_ == nullptr, "grad_accumulator() is for leaves only");
+  if (meta->grad_fn_ != nullptr) raise_accumulator_of_non_leaf();
   std::lock_guard<std::mutex> lock(meta->mutex_);
   if (std::shared_ptr<Node> existing = meta->grad_accumulator_.lock()) return existing;
   auto accumulator = std::make_shared<AccumulateGrad>(t);

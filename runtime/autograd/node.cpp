@@ -96,8 +96,13 @@ const InputMetadata& Node::input_metadata(size_t i) const {
 
 uint32_t Node::add_input_metadata(const Tensor& t) {
   if (!t.defined()) return add_undefined_input_metadata();
+  // Field by field into the fresh slot: a temporary InputMetadata would be built and then
+  // copied (DimVector has no move), twice the work for the same result.
   InputMetadata& metadata = next_input_metadata_slot();
-  metadata = InputMetadata{DimVector(t.sizes()), t.scalar_type(), t.device()};
+  metadata.sizes = t.sizes();
+  metadata.dtype = t.scalar_type();
+  metadata.device = t.device();
+  metadata.stream_id = -1;
   if (!metadata.device.is_cpu()) {
     if (const DeviceGuardImpl* impl = device_guard_impl(metadata.device.type())) {
       const Stream::Id id = impl->current_stream(metadata.device).id();
