@@ -51,8 +51,14 @@ AutogradMeta* get_autograd_meta(const TensorBase& t) {
   return static_cast<AutogradMeta*>(t.unsafeGetTensorImpl()->autograd_meta());
 }
 
+namespace {
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void raise_undefined_history() {
+  TG_THROW(Error, "[autograd] cannot record history on an undefined tensor");
+}
+}  // namespace
+
 AutogradMeta* materialize_autograd_meta(const TensorBase& t) {
-  TG_CHECK(t.defined(), "[autograd] cannot record history on an undefined tensor");
+  if (!t.defined()) raise_undefined_history();
   TensorImpl* impl = t.unsafeGetTensorImpl();
   if (impl->autograd_meta() == nullptr) impl->set_autograd_meta(std::make_unique<AutogradMeta>());
   return static_cast<AutogradMeta*>(impl->autograd_meta());
@@ -72,8 +78,8 @@ namespace {
 }
 
 [[noreturn]] [[gnu::cold]] [[gnu::noinline]] void raise_accumulator_of_non_leaf() {
-  detail::internal_assert_failed(TG_SOURCE_LOCATION, "meta->grad_fn_ == nullptr",
-                                 "grad_accumulator() is for leaves only");
+  ::tg::detail::internal_assert_failed(TG_SOURCE_LOCATION, "meta->grad_fn_ == nullptr",
+                                       "grad_accumulator() is for leaves only");
 }
 }  // namespace
 

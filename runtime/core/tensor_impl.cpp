@@ -9,7 +9,7 @@ namespace tg {
 
 namespace {
 [[noreturn]] [[gnu::cold]] [[gnu::noinline]] void missing_storage() {
-  detail::internal_assert_failed(TG_SOURCE_LOCATION, "storage_", "a TensorImpl needs a storage");
+  ::tg::detail::internal_assert_failed(TG_SOURCE_LOCATION, "storage_", "a TensorImpl needs a storage");
 }
 }  // namespace
 
