@@ -92,7 +92,14 @@ const std::shared_ptr<Node>& grad_fn(const Tensor& t) {
 }
 
 Edge gradient_edge(const Tensor& t) {
-  if (const std::shared_ptr<Node>& fn = grad_fn(t)) return Edge(fn, get_autograd_meta(t)->output_nr_);
+  // A tensor that is not a view (every op's input in the common case): its meta read once.
+  AutogradMeta* meta = get_autograd_meta(t);
+  if (meta == nullptr) return Edge(nullptr, 0);
+  if (meta->view_ == nullptr) {
+    if (meta->grad_fn_ != nullptr) return Edge(meta->grad_fn_, meta->output_nr_);
+    return Edge(grad_accumulator(t), 0);
+  }
+  if (const std::shared_ptr<Node>& fn = grad_fn(t)) return Edge(fn, meta->output_nr_);
   return Edge(grad_accumulator(t), 0);
 }
 
