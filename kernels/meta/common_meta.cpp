@@ -25,6 +25,14 @@ ScalarType result_type(std::initializer_list<const Tensor*> operands) {
 }
 
 TensorMeta binary_meta(const char* op, const Tensor& a, const Tensor& b) {
+  // Equal shapes of one dtype, neither a wrapped number (the common case): the broadcast and
+  // the promotion have nothing to do, and `op` (whose length a string_view would measure) is
+  // only needed for their errors.
+  const IntArrayRef sizes = a.sizes();
+  if (sizes == b.sizes() && a.scalar_type() == b.scalar_type() && !a.unsafeGetTensorImpl()->is_wrapped_number() &&
+      !b.unsafeGetTensorImpl()->is_wrapped_number()) {
+    return TensorMeta{DimVector(sizes), a.scalar_type()};
+  }
   return TensorMeta{infer_broadcast_size(a.sizes(), b.sizes(), op), result_type(a, b)};
 }
 

@@ -8,13 +8,19 @@ namespace tg {
 
 namespace {
 
-// PyTorch's alpha_check: alpha must fit the result's category.
-void check_alpha(const char* op, ScalarType dtype, const Scalar& alpha) {
+// PyTorch's alpha_check: alpha must fit the result's category. Out of line, so that the
+// common case below does not pay for the error messages' stack frame.
+[[gnu::noinline]] void check_alpha_category(const char* op, ScalarType dtype, const Scalar& alpha) {
   TG_CHECK_TYPE(!alpha.is_boolean() || dtype == kBool, "[", op, "] boolean alpha only supported for boolean results, ",
                 "got a ", dtype, " result");
   TG_CHECK_TYPE(is_floating_type(dtype) || alpha.is_integral(/*include_bool=*/true), "[", op,
                 "] for integral input tensors, argument alpha must not be a floating point number, got alpha=", alpha,
                 " for a ", dtype, " result");
+}
+
+inline void check_alpha(const char* op, ScalarType dtype, const Scalar& alpha) {
+  if (is_floating_type(dtype) && !alpha.is_boolean()) return;  // the common case, which both checks pass
+  check_alpha_category(op, dtype, alpha);
 }
 
 }  // namespace

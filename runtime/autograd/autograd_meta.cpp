@@ -51,18 +51,23 @@ AutogradMeta* get_autograd_meta(const TensorBase& t) {
   return static_cast<AutogradMeta*>(t.unsafeGetTensorImpl()->autograd_meta());
 }
 
+namespace {
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void raise_undefined_history() {
+  TG_THROW(Error, "[autograd] cannot record history on an undefined tensor");
+}
+}  // namespace
+
 AutogradMeta* materialize_autograd_meta(const TensorBase& t) {
-  TG_CHECK(t.defined(), "[autograd] cannot record history on an undefined tensor");
+  if (!t.defined()) raise_undefined_history();
   TensorImpl* impl = t.unsafeGetTensorImpl();
   if (impl->autograd_meta() == nullptr) impl->set_autograd_meta(std::make_unique<AutogradMeta>());
   return static_cast<AutogradMeta*>(impl->autograd_meta());
 }
 
-const std::shared_ptr<Node>& grad_fn(const Tensor& t) {
-  static const std::shared_ptr<Node> kNone;
-  AutogradMeta* meta = get_autograd_meta(t);
-  if (meta == nullptr) return kNone;
-  if (meta->view_ == nullptr) return meta->grad_fn_;
+namespace {
+// grad_fn of a view, out of line: its lock and regeneration are not on the path of
+// ordinary tensors.
+[[gnu::noinline]] const std::shared_ptr<Node>& view_grad_fn(const Tensor& t, AutogradMeta* meta) {
   // See Note [In-place on views].
   std::lock_guard<std::mutex> lock(meta->mutex_);
   const ViewInfo& view = *meta->view_;
@@ -72,15 +77,36 @@ const std::shared_ptr<Node>& grad_fn(const Tensor& t) {
   return meta->grad_fn_;
 }
 
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void raise_accumulator_of_non_leaf() {
+  ::tg::detail::internal_assert_failed(TG_SOURCE_LOCATION, "meta->grad_fn_ == nullptr",
+                                       "grad_accumulator() is for leaves only");
+}
+}  // namespace
+
+const std::shared_ptr<Node>& grad_fn(const Tensor& t) {
+  static const std::shared_ptr<Node> kNone;
+  AutogradMeta* meta = get_autograd_meta(t);
+  if (meta == nullptr) return kNone;
+  if (meta->view_ == nullptr) return meta->grad_fn_;
+  return view_grad_fn(t, meta);
+}
+
 Edge gradient_edge(const Tensor& t) {
-  if (const std::shared_ptr<Node>& fn = grad_fn(t)) return Edge(fn, get_autograd_meta(t)->output_nr_);
+  // A tensor that is not a view (every op's input in the common case): its meta read once.
+  AutogradMeta* meta = get_autograd_meta(t);
+  if (meta == nullptr) return Edge(nullptr, 0);
+  if (meta->view_ == nullptr) {
+    if (meta->grad_fn_ != nullptr) return Edge(meta->grad_fn_, meta->output_nr_);
+    return Edge(grad_accumulator(t), 0);
+  }
+  if (const std::shared_ptr<Node>& fn = grad_fn(t)) return Edge(fn, meta->output_nr_);
   return Edge(grad_accumulator(t), 0);
 }
 
 std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   AutogradMeta* meta = get_autograd_meta(t);
   if (meta == nullptr || !meta->requires_grad_) return nullptr;
-  TG_INTERNAL_ASSERT(meta->grad_fn_ == nullptr, "grad_accumulator() is for leaves only");
+  if (meta->grad_fn_ != nullptr) raise_accumulator_of_non_leaf();
   std::lock_guard<std::mutex> lock(meta->mutex_);
   if (std::shared_ptr<Node> existing = meta->grad_accumulator_.lock()) return existing;
   auto accumulator = std::make_shared<AccumulateGrad>(t);

@@ -81,10 +81,23 @@ variable_list Node::operator()(variable_list&& grads) {
   return outputs;
 }
 
+namespace {
+// Out of line, as the common case (the CPU, a node's first input) needs neither.
+[[gnu::noinline]] void record_stream(InputMetadata& metadata) {
+  if (const DeviceGuardImpl* impl = device_guard_impl(metadata.device.type())) {
+    const Stream::Id id = impl->current_stream(metadata.device).id();
+    TG_INTERNAL_ASSERT(id >= 0 && id <= INT32_MAX, "stream id ", id, " does not fit InputMetadata");
+    metadata.stream_id = static_cast<int32_t>(id);
+  }
+}
+
+[[gnu::noinline]] InputMetadata& append_slot(std::vector<InputMetadata>& more) { return more.emplace_back(); }
+}  // namespace
+
 InputMetadata& Node::next_input_metadata_slot() {
   ++num_inputs_;
   if (num_inputs_ == 1) return first_input_metadata_;
-  return more_input_metadata_.emplace_back();
+  return append_slot(more_input_metadata_);
 }
 
 const InputMetadata& Node::input_metadata(size_t i) const {
@@ -96,15 +109,14 @@ const InputMetadata& Node::input_metadata(size_t i) const {
 
 uint32_t Node::add_input_metadata(const Tensor& t) {
   if (!t.defined()) return add_undefined_input_metadata();
+  // Field by field into the fresh slot: a temporary InputMetadata would be built and then
+  // copied (DimVector has no move), twice the work for the same result.
   InputMetadata& metadata = next_input_metadata_slot();
-  metadata = InputMetadata{DimVector(t.sizes()), t.scalar_type(), t.device()};
-  if (!metadata.device.is_cpu()) {
-    if (const DeviceGuardImpl* impl = device_guard_impl(metadata.device.type())) {
-      const Stream::Id id = impl->current_stream(metadata.device).id();
-      TG_INTERNAL_ASSERT(id >= 0 && id <= INT32_MAX, "stream id ", id, " does not fit InputMetadata");
-      metadata.stream_id = static_cast<int32_t>(id);
-    }
-  }
+  metadata.sizes = t.sizes();
+  metadata.dtype = t.scalar_type();
+  metadata.device = t.device();
+  metadata.stream_id = -1;
+  if (!metadata.device.is_cpu()) record_stream(metadata);
   return num_inputs_ - 1;
 }
 

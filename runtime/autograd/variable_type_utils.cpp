@@ -6,8 +6,14 @@
 
 namespace tg::autograd {
 
+namespace {
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void raise_no_node() {
+  ::tg::detail::internal_assert_failed(TG_SOURCE_LOCATION, "node != nullptr", "set_history needs a node");
+}
+}  // namespace
+
 void set_history(const Tensor& output, const std::shared_ptr<Node>& node) {
-  TG_INTERNAL_ASSERT(node != nullptr, "set_history needs a node");
+  if (node == nullptr) raise_no_node();
   if (!output.defined()) {
     node->add_undefined_input_metadata();
     return;

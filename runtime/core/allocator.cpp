@@ -29,6 +29,11 @@ std::array<std::atomic<Allocator*>, kNumDeviceTypes>& allocator_registry() {
   return registry;
 }
 
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void raise_no_allocator(DeviceType type) {
+  TG_THROW(NotImplementedError, "[get_allocator] no allocator for device type ", type,
+           ": this build of tensorgen has no backend for it, or it is not available");
+}
+
 }  // namespace
 
 Allocator* cpu_allocator() {
@@ -44,8 +49,7 @@ Allocator* get_allocator(DeviceType type) {
   if (Allocator* override_allocator = tls_overrides[static_cast<int>(type)]) return override_allocator;
   Allocator* allocator = allocator_registry()[static_cast<int>(type)].load(std::memory_order_acquire);
   if (allocator == nullptr && type == DeviceType::CPU) return cpu_allocator();
-  TG_CHECK_NOT_IMPLEMENTED(allocator != nullptr, "[get_allocator] no allocator for device type ", type,
-                           ": this build of tensorgen has no backend for it, or it is not available");
+  if (allocator == nullptr) raise_no_allocator(type);
   return allocator;
 }
 

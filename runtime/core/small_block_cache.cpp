@@ -74,6 +74,25 @@ constexpr std::array<DeleterFn, kClasses> kReleasers = releasers(std::make_index
 
 }  // namespace
 
+namespace {
+// Made once: Device's constructor checks its index, which a block's DataPtr need not repeat.
+const Device& cpu_device() {
+  static const Device device(DeviceType::CPU);
+  return device;
+}
+}  // namespace
+
+namespace {
+// A block from the system: the cache is empty, or off.
+[[gnu::noinline]] DataPtr allocate_new(size_t nbytes, size_t c) {
+  void* block = nullptr;
+  if (posix_memalign(&block, kCpuAlignment, kMinBytes << c) != 0 || block == nullptr) {
+    TG_THROW(OutOfMemoryError, "[cpu_allocator] could not allocate ", nbytes, " bytes");
+  }
+  return DataPtr(block, block, kCacheEnabled ? kReleasers[c] : &std::free, cpu_device());
+}
+}  // namespace
+
 DataPtr allocate(size_t nbytes) {
   const size_t c = class_of(nbytes);
   if constexpr (kCacheEnabled) {
@@ -84,14 +103,10 @@ DataPtr allocate(size_t nbytes) {
     }
     if (cache != nullptr && cache->counts[c] > 0) {
       void* block = cache->blocks[c][--cache->counts[c]];
-      return DataPtr(block, block, kReleasers[c], Device(DeviceType::CPU));
+      return DataPtr(block, block, kReleasers[c], cpu_device());
     }
   }
-  void* block = nullptr;
-  if (posix_memalign(&block, kCpuAlignment, kMinBytes << c) != 0 || block == nullptr) {
-    TG_THROW(OutOfMemoryError, "[cpu_allocator] could not allocate ", nbytes, " bytes");
-  }
-  return DataPtr(block, block, kCacheEnabled ? kReleasers[c] : &std::free, Device(DeviceType::CPU));
+  return allocate_new(nbytes, c);
 }
 
 bool caching_enabled() { return kCacheEnabled; }

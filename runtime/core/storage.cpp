@@ -21,14 +21,20 @@ void StorageImpl::grow_to(size_t nbytes) {
   nbytes_ = nbytes;
 }
 
-Storage make_storage(size_t nbytes, Device device) {
-  Allocator* allocator = get_allocator(device.type());
-  if (device.is_cpu()) return make_intrusive<StorageImpl>(allocator->allocate(nbytes), nbytes, allocator);
+namespace {
+[[gnu::noinline]] Storage make_device_storage(size_t nbytes, Device device, Allocator* allocator) {
   // Device allocators allocate on the current device: make the one asked for current (when
   // the device type has a guard implementation; a test's fake allocator may have none).
   const bool guard_device = device.has_index() && device_guard_impl(device.type()) != nullptr;
   const OptionalDeviceGuard guard(guard_device ? std::optional<Device>(device) : std::nullopt);
   return make_intrusive<StorageImpl>(allocator->allocate(nbytes), nbytes, allocator);
+}
+}  // namespace
+
+Storage make_storage(size_t nbytes, Device device) {
+  Allocator* allocator = get_allocator(device.type());
+  if (device.is_cpu()) return make_intrusive<StorageImpl>(allocator->allocate(nbytes), nbytes, allocator);
+  return make_device_storage(nbytes, device, allocator);
 }
 
 }  // namespace tg

@@ -7,11 +7,17 @@
 
 namespace tg {
 
+namespace {
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void missing_storage() {
+  ::tg::detail::internal_assert_failed(TG_SOURCE_LOCATION, "storage_", "a TensorImpl needs a storage");
+}
+}  // namespace
+
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
     : storage_(std::move(storage)), dtype_(dtype) {
   // The key set reads the storage's device, so it is set only after the storage is checked.
-  TG_INTERNAL_ASSERT(storage_, "a TensorImpl needs a storage");
-  check_scalar_type("tensor", dtype);
+  if (!storage_) missing_storage();
+  if (!is_valid_scalar_type(dtype)) check_scalar_type("tensor", dtype);  // throws
   key_set_ = DispatchKeySet(backend_key_for(storage_->device().type()));
   set_sizes_contiguous(sizes);
   if (detail::tensor_creation_hook_enabled.load(std::memory_order_relaxed) > 0) detail::notify_tensor_created(this);
@@ -39,10 +45,46 @@ void contiguous_strides(IntArrayRef sizes, int64_t* strides_out) {
   checked_contiguous_strides("tensor", sizes, strides_out);
 }
 
-void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {
+// Note [One pass for contiguous sizes]
+// Contiguous strides computed from checked sizes are always contiguous, so the common case
+// (sizes non-negative, neither the strides nor the element count overflowing) needs no
+// contiguity scan and no second overflow check: one read-only pass validates, a second
+// writes. Anything wrong takes the checked path below, which raises the same errors in the
+// same order and leaves the tensor as it always did.
+namespace {
+// The checks of set_sizes_contiguous, out of line (see Note [One pass for contiguous sizes]).
+[[gnu::cold]] [[gnu::noinline]] void check_sizes_non_negative(IntArrayRef sizes) {
   for (int64_t s : sizes) {
     TG_CHECK_VALUE(s >= 0, "[tensor] sizes must be non-negative, got ", sizes);
   }
+}
+}  // namespace
+
+void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {
+  bool wrong = false, zero = false, numel_overflowed = false;
+  int64_t stride = 1, numel = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    const int64_t s = sizes[i];
+    wrong |= s < 0;
+    zero |= s == 0;
+    if (i > 0) wrong |= mul_overflows(stride, s > 1 ? s : 1, &stride);
+    numel_overflowed |= mul_overflows(numel, s, &numel);
+  }
+  if (!wrong && !(numel_overflowed && !zero)) {
+    sizes_and_strides_.resize(sizes.size());
+    int64_t* size_out = sizes_and_strides_.sizes_data();
+    int64_t* stride_out = sizes_and_strides_.strides_data();
+    int64_t next = 1;
+    for (size_t i = sizes.size(); i-- > 0;) {
+      size_out[i] = sizes[i];
+      stride_out[i] = next;
+      if (i > 0) next *= sizes[i] > 1 ? sizes[i] : 1;
+    }
+    numel_ = zero ? 0 : numel;
+    is_contiguous_ = true;
+    return;
+  }
+  check_sizes_non_negative(sizes);
   sizes_and_strides_.resize(sizes.size());
   std::copy(sizes.begin(), sizes.end(), sizes_and_strides_.sizes_data());
   contiguous_strides(sizes, sizes_and_strides_.strides_data());

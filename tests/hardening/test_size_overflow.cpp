@@ -37,6 +37,28 @@ TEST_CASE("overflow: a zero-size dim makes a huge shape legal, as in PyTorch") {
   CHECK(contains(thrown<tg::Error>([] { tg::empty({0, k62, 8}); }), "overflow"));
 }
 
+// Session 12 checks the sizes of a new tensor in one pass and calls the checked functions
+// only when that pass finds something wrong: each case must still raise the error of the
+// check that fails first, word for word.
+TEST_CASE("overflow: each bad shape of a new tensor raises the first failing check's error") {
+  const std::string tail = " would overflow a 64-bit integer; tensors that large cannot exist";
+  CHECK(thrown<tg::Error>([] { tg::empty({k62 + 1, 4}); }) ==
+        "[empty] the number of elements of a tensor with sizes [4611686018427387905, 4]" + tail);
+  CHECK(thrown<tg::Error>([] { tg::empty({k62}); }) ==
+        "[empty] the storage size in bytes of a tensor with sizes [4611686018427387904]" + tail);
+  // The element count is 0, so only the strides (made by the TensorImpl) overflow.
+  CHECK(thrown<tg::Error>([] { tg::empty({0, k62, 8}); }) ==
+        "[tensor] the contiguous strides of a tensor with sizes [0, 4611686018427387904, 8]" + tail);
+  // Valid shapes: contiguous strides (a size-1 dim keeps its neighbour's), exact numel.
+  tg::Tensor t = tg::empty({3, 1, 4});
+  CHECK(t.strides() == tg::IntArrayRef({4, 4, 1}));
+  CHECK(t.numel() == 12);
+  CHECK(t.is_contiguous());
+  tg::Tensor huge_empty = tg::empty({k62, 4, 0});
+  CHECK(huge_empty.numel() == 0);
+  CHECK(huge_empty.is_contiguous());
+}
+
 TEST_CASE("overflow: strides reaching past int64 are refused by as_strided") {
   tg::Tensor t = tg::zeros({4});
   CHECK(contains(thrown<tg::Error>([&] { t.as_strided({3}, {k62}); }), "overflow"));
