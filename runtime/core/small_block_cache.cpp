@@ -72,17 +72,12 @@ constexpr std::array<DeleterFn, kClasses> releasers(std::index_sequence<C...>) {
 }
 constexpr std::array<DeleterFn, kClasses> kReleasers = releasers(std::make_index_sequence<kClasses>());
 
-}  // namespace
-
-namespace {
 // Made once: Device's constructor checks its index, which a block's DataPtr need not repeat.
 const Device& cpu_device() {
   static const Device device(DeviceType::CPU);
   return device;
 }
-}  // namespace
 
-namespace {
 // A block from the system: the cache is empty, or off.
 [[gnu::noinline]] DataPtr allocate_new(size_t nbytes, size_t c) {
   void* block = nullptr;
@@ -91,6 +86,7 @@ namespace {
   }
   return DataPtr(block, block, kCacheEnabled ? kReleasers[c] : &std::free, cpu_device());
 }
+
 }  // namespace
 
 DataPtr allocate(size_t nbytes) {
