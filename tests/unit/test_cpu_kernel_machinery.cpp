@@ -458,3 +458,20 @@ TEST_CASE("cumsum over 4 MiB (rows streamed a cache line at a time) equals the s
   check(tg::kDouble, 15002);  // 4.4 MB; rows of 120,016 bytes, 16-byte aligned: streamed
   check(tg::kFloat, 30004);   // the same in floats, 4 floats past the last full line
 }
+
+TEST_CASE("index_select over 4 MiB (rows streamed) places every row, and rows of odd width take the plain copy") {
+  for (int64_t width : {256, 255}) {  // 1,024-byte rows stream; 1,020-byte ones cannot
+    CAPTURE(width);
+    const Tensor table = tg::randn({5000, width});
+    const Tensor index = (tg::rand({4200}) * 5000.0).to(tg::kLong);  // 4.3 MB of rows
+    const Tensor picked = tg::index_select(table, 0, index);
+    const Values table_values = values(table), index_values = values(index), got = values(picked);
+    Values expected;
+    expected.reserve(got.size());
+    for (double row : index_values) {
+      const auto start = table_values.begin() + static_cast<int64_t>(row) * width;
+      expected.insert(expected.end(), start, start + width);
+    }
+    CHECK(got == expected);
+  }
+}
