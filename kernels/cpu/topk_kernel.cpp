@@ -2,12 +2,14 @@
 // largest (smallest) of in[o, :, i] in order, with their positions. NaN is larger than every
 // number, and equal values keep their index order (the order a stable sort would give), so
 // sorted=false returns the same as sorted=true.
-#include <immintrin.h>
-
 #include <algorithm>
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "NativeFunctions.h"
 #include "core/wrap_dim.h"
@@ -91,8 +93,13 @@ TG_TARGET_AVX2 int64_t skip_float_blocks_avx2(const float* row, int64_t j, int64
   for (; j + kSkipBlock <= size; j += kSkipBlock) {
     const V v = cpu::vec::load<V>(row + j);
     const cpu::vec::MaskOf<V> may_win = (Largest ? v > t : v < t) | (v != v);
-    const V bits = __builtin_bit_cast(V, may_win);
-    if (_mm256_movemask_ps(__builtin_bit_cast(__m256, bits)) != 0) return j;
+#if defined(__x86_64__)
+    if (_mm256_movemask_ps(__builtin_bit_cast(__m256, may_win)) != 0) return j;
+#else
+    for (int64_t lane = 0; lane < kSkipBlock; ++lane) {
+      if (may_win[lane] != 0) return j;
+    }
+#endif
   }
   return j;
 }
