@@ -22,6 +22,8 @@
 #include "cpu/copy.h"
 #include "cpu/launch.h"
 #include "cpu/parallel.h"
+#include "cpu/streaming_store.h"
+#include "cpu/vec.h"
 #include "cpu/strided_loop.h"
 #include "dtype_dispatch.h"
 #include "shape_utils.h"
@@ -132,6 +134,51 @@ void contiguous_loop(const Op& op_ref, R* out, int64_t begin, int64_t end, const
   for (int64_t j = begin; j < end; ++j) out[j] = op(first[j], rest[j]...);
 }
 
+// Note [Streaming large outputs]
+// A contiguous elementwise op whose output is larger than the caches would keep writes it a
+// chunk at a time: each chunk is computed into a buffer on the stack (the same vectorised
+// loop), then leaves with streaming stores (cpu/streaming_store.h), which skip the read of
+// every output line a plain store makes first. An add of 16M floats moves a quarter fewer
+// bytes: a standalone loop went from 16.6 to 20-22 GB/s on this machine. Below the
+// threshold the output stays in the caches for the next kernel.
+inline constexpr int64_t kStreamingMinBytes = int64_t{16} << 20;
+inline constexpr int64_t kStreamChunkBytes = 1024;
+
+template <typename R, typename Op, typename... In>
+[[gnu::always_inline]] inline void contiguous_loop_streamed_body(const Op& op_ref, R* out, int64_t begin, int64_t end,
+                                                                 const In*... in) {
+  static_assert(kStreamChunkBytes % sizeof(R) == 0);
+  constexpr int64_t kChunk = kStreamChunkBytes / static_cast<int64_t>(sizeof(R));
+  const Op op = op_ref;
+  // Plain stores up to the first 64-byte boundary, so that every chunk fills whole lines.
+  const auto address = reinterpret_cast<uintptr_t>(out + begin);
+  const int64_t head = address % 64 == 0 ? 0 : static_cast<int64_t>((64 - address % 64) / sizeof(R));
+  int64_t j = std::min(end, begin + head);
+  for (int64_t k = begin; k < j; ++k) out[k] = op(in[k]...);
+  alignas(64) char bytes[kStreamChunkBytes];
+  R* __restrict chunk = reinterpret_cast<R*>(bytes);
+  for (; j + kChunk <= end; j += kChunk) {
+    for (int64_t k = 0; k < kChunk; ++k) chunk[k] = op(in[j + k]...);  // in place too: read first
+    store_streaming(out + j, chunk, kStreamChunkBytes);
+  }
+  for (; j < end; ++j) out[j] = op(in[j]...);
+  stream_fence();
+}
+
+// The chunk loop compiled for AVX2 (without FMA, so that no multiply-add is fused where the
+// other paths round twice: the bits do not depend on the output's size), and as is.
+template <typename R, typename Op, typename... In>
+TG_TARGET_AVX2_NO_FMA void contiguous_loop_streamed_avx2(const Op& op, R* out, int64_t begin, int64_t end,
+                                                         const In*... in) {
+  contiguous_loop_streamed_body(op, out, begin, end, in...);
+}
+
+template <typename R, typename Op, typename... In>
+void contiguous_loop_streamed(const Op& op, R* out, int64_t begin, int64_t end, const In*... in) {
+  if (vec::has_avx2_fma()) return contiguous_loop_streamed_avx2(op, out, begin, end, in...);
+  contiguous_loop_streamed_body(op, out, begin, end, in...);
+}
+
 // out[j] = op(inputs[j]...) for j < m when every input row is contiguous, or for a binary
 // op when one input is a scalar (stride 0: a broadcast number, or a 0-dim tensor) and the
 // other contiguous: the scalar is loaded once, so the loop vectorises like the contiguous
@@ -203,8 +250,15 @@ bool elementwise_contiguous(const Op& op, const Tensor& out, const std::array<Te
     R* dst = reinterpret_cast<R*>(p[0]);
     [[maybe_unused]] const auto src =
         std::make_tuple(reinterpret_cast<const std::tuple_element_t<I, typename Traits::args>*>(p[I + 1])...);
-    parallel_for(n, kParallelGrain,
-                 [&](int64_t begin, int64_t end) { contiguous_loop(op, dst, begin, end, std::get<I>(src)...); });
+    const bool streaming = n * static_cast<int64_t>(sizeof(R)) >= kStreamingMinBytes &&
+                           reinterpret_cast<uintptr_t>(dst) % sizeof(R) == 0;
+    parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+      if (streaming) {
+        contiguous_loop_streamed(op, dst, begin, end, std::get<I>(src)...);
+      } else {
+        contiguous_loop(op, dst, begin, end, std::get<I>(src)...);
+      }
+    });
   });
   return true;
 }

@@ -46,9 +46,12 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #define TG_TARGET_AVX2 __attribute__((target("avx2,fma")))
 #define TG_TARGET_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")))
+// AVX2 without FMA: for code that must round as the baseline build does (no fused a * b + c).
+#define TG_TARGET_AVX2_NO_FMA __attribute__((target("avx2")))
 #else
 #define TG_TARGET_AVX2
 #define TG_TARGET_AVX512
+#define TG_TARGET_AVX2_NO_FMA
 #endif
 
 namespace tg::cpu::vec {

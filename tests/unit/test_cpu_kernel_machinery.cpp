@@ -459,6 +459,28 @@ TEST_CASE("cumsum over 4 MiB (rows streamed a cache line at a time) equals the s
   check(tg::kFloat, 30004);   // the same in floats, 4 floats past the last full line
 }
 
+TEST_CASE("elementwise ops over 16 MiB (outputs streamed in chunks) give the bits of the same op on small pieces") {
+  // 4.5M floats: 18 MB, over the streaming threshold (Note [Streaming large outputs] in
+  // cpu/loops.h); each piece of 1M is below it. add with alpha is a multiply and an add, which
+  // must not fuse on one path only. Two threads split the output at an unaligned index.
+  const int64_t n = 4'500'001;
+  const Tensor x = tg::randn({n}), y = tg::randn({n});
+  Values expected;
+  for (int64_t start = 0; start < n; start += 1'000'000) {
+    const int64_t length = std::min<int64_t>(1'000'000, n - start);
+    const Values piece = values(tg::add(x.narrow(0, start, length), y.narrow(0, start, length), 0.3));
+    expected.insert(expected.end(), piece.begin(), piece.end());
+  }
+  for (int threads : {1, 2}) {
+    CAPTURE(threads);
+    ThreadCount count(threads);
+    CHECK(values(tg::add(x, y, 0.3)) == expected);
+    Tensor in_place = x.clone();
+    in_place.add_(y, 0.3);
+    CHECK(values(in_place) == expected);
+  }
+}
+
 TEST_CASE("index_select over 4 MiB (rows streamed) places every row, and rows of odd width take the plain copy") {
   for (int64_t width : {256, 255}) {  // 1,024-byte rows stream; 1,020-byte ones cannot
     CAPTURE(width);
