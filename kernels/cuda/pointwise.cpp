@@ -28,13 +28,6 @@ void compare_out(cuda::CompareOp op, const char* name, const Tensor& self, const
   launch.finish();
 }
 
-void unary_out(cuda::UnaryOp op, const char* name, const Tensor& self, const Tensor& out) {
-  const ScalarType dtype = cuda::kernel_dtype(out.scalar_type(), out, {&self});
-  cuda::ElementwiseLaunch launch(name, out, dtype, {{self, dtype}});
-  cuda::launch_unary(op, dtype, launch.args());
-  launch.finish();
-}
-
 }  // namespace
 
 void native::add_out_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
@@ -78,17 +71,6 @@ void native::where_out_cuda(const Tensor& condition, const Tensor& self, const T
   cuda::launch_where(dtype, launch.args());
   launch.finish();
 }
-
-void native::neg_out_cuda(const Tensor& self, const Tensor& out) { unary_out(cuda::UnaryOp::Neg, "neg", self, out); }
-void native::abs_out_cuda(const Tensor& self, const Tensor& out) { unary_out(cuda::UnaryOp::Abs, "abs", self, out); }
-void native::exp_out_cuda(const Tensor& self, const Tensor& out) { unary_out(cuda::UnaryOp::Exp, "exp", self, out); }
-void native::log_out_cuda(const Tensor& self, const Tensor& out) { unary_out(cuda::UnaryOp::Log, "log", self, out); }
-void native::sqrt_out_cuda(const Tensor& self, const Tensor& out) { unary_out(cuda::UnaryOp::Sqrt, "sqrt", self, out); }
-void native::relu_out_cuda(const Tensor& self, const Tensor& out) { unary_out(cuda::UnaryOp::Relu, "relu", self, out); }
-void native::sigmoid_out_cuda(const Tensor& self, const Tensor& out) {
-  unary_out(cuda::UnaryOp::Sigmoid, "sigmoid", self, out);
-}
-void native::tanh_out_cuda(const Tensor& self, const Tensor& out) { unary_out(cuda::UnaryOp::Tanh, "tanh", self, out); }
 
 void native::clamp_out_cuda(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
                             const Tensor& out) {

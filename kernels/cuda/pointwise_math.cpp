@@ -22,4 +22,11 @@ void math_binary_out_cuda(MathBinaryOp op, const Tensor& self, const Tensor& oth
   launch.finish();
 }
 
+void unary_out_cuda(UnaryOp op, const Tensor& self, const Tensor& out) {
+  const ScalarType dtype = cuda::kernel_dtype(out.scalar_type(), out, {&self});
+  cuda::ElementwiseLaunch launch(unary_name(op), out, dtype, {{self, dtype}});
+  cuda::launch_unary(op, dtype, launch.args());
+  launch.finish();
+}
+
 }  // namespace tg::pointwise_math

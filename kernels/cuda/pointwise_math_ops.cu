@@ -16,6 +16,12 @@ struct FloatUnaryFunctor {
 };
 
 template <typename T>
+struct UnaryFunctor {
+  UnaryOp op;
+  __device__ T operator()(T x) const { return math::unary(op, x); }
+};
+
+template <typename T>
 struct MathBinaryFunctor {
   MathBinaryOp op;
   __device__ T operator()(T x, T y) const { return math::math_binary(op, x, y); }
@@ -39,6 +45,18 @@ void launch_math_binary(MathBinaryOp op, ScalarType dtype, const ElementwiseArgs
     dispatch_device_dtype<kFloatingTypes>(dtype, math_binary_name(op), body);
   } else {
     dispatch_device_dtype<kAllTypes>(dtype, math_binary_name(op), body);
+  }
+}
+
+void launch_unary(UnaryOp op, ScalarType dtype, const ElementwiseArgs& args) {
+  const auto body = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<T, T>(args, UnaryFunctor<opmath_t<T>>{op});
+  };
+  if (unary_floating_only(op)) {
+    dispatch_device_dtype<kFloatingTypes>(dtype, unary_name(op), body);
+  } else {
+    dispatch_device_dtype<kNumericTypes>(dtype, unary_name(op), body);
   }
 }
 

@@ -15,5 +15,8 @@ void launch_float_unary(FloatUnaryOp op, ScalarType dtype, const ElementwiseArgs
 // out = op(self, other); operands: out, self, other. Floating dtypes where
 // math_binary_floating_only(op) (atan2), else all.
 void launch_math_binary(MathBinaryOp op, ScalarType dtype, const ElementwiseArgs& args);
+// out = op(self); operands: out, self. Floating dtypes where unary_floating_only(op), else
+// numeric (no bool).
+void launch_unary(UnaryOp op, ScalarType dtype, const ElementwiseArgs& args);
 
 }  // namespace tg::cuda

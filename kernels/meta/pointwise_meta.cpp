@@ -55,19 +55,12 @@ TensorMeta meta::pow_Tensor_Tensor_out(const Tensor& self, const Tensor& exponen
   return binary_meta("pow", self, exponent);
 }
 
+// neg's kernels are generated (`kernel:` with `meta: custom`); its meta refuses bool first.
 TensorMeta meta::neg_out(const Tensor& self) {
   TG_CHECK_TYPE(self.scalar_type() != kBool, "[neg] negation, the `-` operator, on a bool tensor is not supported; ",
                 "if you are trying to invert a mask, use the `~` or logical_not() operator instead");
   return unary_meta("neg", self);
 }
-
-TensorMeta meta::abs_out(const Tensor& self) { return unary_meta("abs", self); }
-TensorMeta meta::exp_out(const Tensor& self) { return unary_float_meta("exp", self); }
-TensorMeta meta::log_out(const Tensor& self) { return unary_float_meta("log", self); }
-TensorMeta meta::sqrt_out(const Tensor& self) { return unary_float_meta("sqrt", self); }
-TensorMeta meta::relu_out(const Tensor& self) { return unary_meta("relu", self); }
-TensorMeta meta::sigmoid_out(const Tensor& self) { return unary_float_meta("sigmoid", self); }
-TensorMeta meta::tanh_out(const Tensor& self) { return unary_float_meta("tanh", self); }
 
 // The bounds take part in type promotion as Scalars: clamp(int_tensor, 0.5) is floating.
 TensorMeta meta::clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
