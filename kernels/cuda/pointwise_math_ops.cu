@@ -1,5 +1,6 @@
-// CUDA kernels of the elementwise math family: one kernel per dtype for the floating unary
-// functions and one for the binary ones, the operator a run-time field (Note [One kernel per
+// CUDA kernels of the pointwise kernel families: one kernel per dtype for each family (the
+// floating unary functions, the binary ones, the unary operators of pointwise.yaml), the
+// operator a run-time field (Note [One kernel per
 // family and dtype] in binary_ops.cu). The formulas are the CPU kernels' (the generated
 // PointwiseKernels.h, from the schemas' `kernel:` keys).
 #include "cuda/elementwise.cuh"

@@ -1,5 +1,5 @@
-// The launchers of the elementwise math family (schemas/pointwise_math.yaml) on the CUDA
-// backend: the operator as a run-time code (the generated PointwiseKernels.h), the dtype it
+// The launchers of the pointwise kernel families (schemas/pointwise_math.yaml, and the unary
+// operators of schemas/pointwise.yaml) on the CUDA backend: the operator as a run-time code (the generated PointwiseKernels.h), the dtype it
 // computes in, and the operands as ElementwiseArgs. A dtype outside the operator's set raises the CPU
 // kernel's NotImplementedError. Each launch runs on the current stream.
 #pragma once
