@@ -28,6 +28,8 @@ Two sub-keys serve the older operators of schemas/pointwise.yaml (family `unary`
     operator (kernels/cpu/unary_family_loop.h): the vector loop needs the formula compiled in.
   - `meta: custom`: the meta function (meta::<op>_out) is hand-written, for an operator whose
     checks are its own (neg refuses bool with PyTorch's message); the kernels are generated.
+The comparisons (family `compare`: eq ... ge) have a bool formula and a template CPU loop
+(kernels/cpu/compare_family_loop.h), as their hand-written kernels had.
 """
 
 from __future__ import annotations
@@ -59,11 +61,19 @@ class Family:
     operands: tuple[str, ...]        # the formula's variables, in argument order
     arguments: tuple[str, ...]       # the schema's non-out arguments
     dtype_classes: tuple[str, ...]  # `dtypes:` is required when there are several
-    vectorizable: bool = False       # accepts `vectorized: True` (a template CPU loop)
+    vectorizable: bool = False       # accepts `vectorized: True`
+    cpu_template: bool = False       # its CPU loop is a template on the operator
+    overload: str = "out"            # the out overload's name: eq.Tensor_out
+    result: str = "T"                # the formula's type: T (the opmath type) or bool
+
+    @property
+    def fallback(self) -> str:
+        """What the switch returns after its cases (never reached)."""
+        return self.operands[0] if self.result == "T" else f"{self.result}()"
 
     @property
     def out_signature(self) -> str:
-        return f"({', '.join(self.arguments)}, *, Tensor(a!) out) -> Tensor(a!)"
+        return f".{self.overload}({', '.join(self.arguments)}, *, Tensor(a!) out) -> Tensor(a!)"
 
     @property
     def scalar_params(self) -> str:
@@ -93,7 +103,10 @@ FAMILIES: dict[str, Family] = {
     "math_binary": Family("math_binary", "MathBinaryOp", ("a", "b"),
                           ("Tensor self", "Tensor other"), ("all", "floating")),
     "unary": Family("unary", "UnaryOp", ("x",), ("Tensor self",), ("numeric", "floating"),
-                    vectorizable=True),
+                    vectorizable=True, cpu_template=True),
+    # eq ... ge: bool out (or self's dtype in place), computed in the operands' result type.
+    "compare": Family("compare", "CompareOp", ("a", "b"), ("Tensor self", "Tensor other"),
+                      ("all",), cpu_template=True, overload="Tensor_out", result="bool"),
 }
 
 
@@ -180,9 +193,9 @@ def check_kernel(f: NativeFunction, errors: ErrorCollector) -> None:
     non_out = tuple(str(a) for a in f.func.non_out_arguments)
     outs = f.func.out_arguments
     if non_out != family.arguments or len(outs) != 1 or outs[0].name != "out" \
-            or f.func.overload_name != "out":
+            or f.func.overload_name != family.overload:
         errors.error(where, f"'{name}' does not have the signature of kernel family "
-                            f"{family.name}: expected '{f.func.base_name}.out"
+                            f"{family.name}: expected '{f.func.base_name}"
                             f"{family.out_signature}'")
 
 

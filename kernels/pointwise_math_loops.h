@@ -29,4 +29,9 @@ void math_binary_out_cuda(MathBinaryOp op, const Tensor& self, const Tensor& oth
 TensorMeta unary_meta(UnaryOp op, const Tensor& self);
 void unary_out_cuda(UnaryOp op, const Tensor& self, const Tensor& out);
 
+// compare (eq ... ge): the broadcast shape, bool; computed in the operands' result type (every
+// dtype). Its CPU loop is a template (cpu/compare_family_loop.h).
+TensorMeta compare_meta(CompareOp op, const Tensor& self, const Tensor& other);
+void compare_out_cuda(CompareOp op, const Tensor& self, const Tensor& other, const Tensor& out);
+
 }  // namespace tg::pointwise_math

@@ -21,13 +21,6 @@ void binary_out(cuda::BinaryOp op, const char* name, const Tensor& self, const T
   launch.finish();
 }
 
-void compare_out(cuda::CompareOp op, const char* name, const Tensor& self, const Tensor& other, const Tensor& out) {
-  const ScalarType dtype = cuda::kernel_dtype(result_type(self, other), out, {&self, &other});
-  cuda::ElementwiseLaunch launch(name, out, kBool, {{self, dtype}, {other, dtype}});
-  cuda::launch_compare(op, dtype, launch.args());
-  launch.finish();
-}
-
 }  // namespace
 
 void native::add_out_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
@@ -44,25 +37,6 @@ void native::div_out_cuda(const Tensor& self, const Tensor& other, const Tensor&
 }
 void native::pow_out_cuda(const Tensor& self, const Tensor& exponent, const Tensor& out) {
   binary_out(cuda::BinaryOp::Pow, "pow", self, exponent, Scalar(1), out);
-}
-
-void native::eq_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  compare_out(cuda::CompareOp::Eq, "eq", self, other, out);
-}
-void native::ne_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  compare_out(cuda::CompareOp::Ne, "ne", self, other, out);
-}
-void native::lt_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  compare_out(cuda::CompareOp::Lt, "lt", self, other, out);
-}
-void native::le_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  compare_out(cuda::CompareOp::Le, "le", self, other, out);
-}
-void native::gt_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  compare_out(cuda::CompareOp::Gt, "gt", self, other, out);
-}
-void native::ge_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  compare_out(cuda::CompareOp::Ge, "ge", self, other, out);
 }
 
 void native::where_out_cuda(const Tensor& condition, const Tensor& self, const Tensor& other, const Tensor& out) {

@@ -23,6 +23,12 @@ struct UnaryFunctor {
 };
 
 template <typename T>
+struct CompareFunctor {
+  CompareOp op;
+  __device__ bool operator()(T x, T y) const { return math::compare(op, x, y); }
+};
+
+template <typename T>
 struct MathBinaryFunctor {
   MathBinaryOp op;
   __device__ T operator()(T x, T y) const { return math::math_binary(op, x, y); }
@@ -59,6 +65,13 @@ void launch_unary(UnaryOp op, ScalarType dtype, const ElementwiseArgs& args) {
   } else {
     dispatch_device_dtype<kNumericTypes>(dtype, unary_name(op), body);
   }
+}
+
+void launch_compare(CompareOp op, ScalarType dtype, const ElementwiseArgs& args) {
+  dispatch_device_dtype<kAllTypes>(dtype, compare_name(op), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<bool, T, T>(args, CompareFunctor<opmath_t<T>>{op});
+  });
 }
 
 }  // namespace tg::cuda

@@ -18,5 +18,8 @@ void launch_math_binary(MathBinaryOp op, ScalarType dtype, const ElementwiseArgs
 // out = op(self); operands: out, self. Floating dtypes where unary_floating_only(op), else
 // numeric (no bool).
 void launch_unary(UnaryOp op, ScalarType dtype, const ElementwiseArgs& args);
+// out (bool, or self's dtype in place) = op(self, other), compared in `dtype` (their result
+// type); operands: out, self, other. Every dtype.
+void launch_compare(CompareOp op, ScalarType dtype, const ElementwiseArgs& args);
 
 }  // namespace tg::cuda

@@ -13,13 +13,10 @@
 namespace tg::cuda {
 
 enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Pow };
-enum class CompareOp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 enum class ActivationOp : uint8_t { Gelu, GeluTanh, Silu };  // formulas: kernels/activation_math.h
 
 // out = self op other in `dtype` (out's). Add and Sub scale `other` by alpha.
 void launch_binary(BinaryOp op, ScalarType dtype, const ElementwiseArgs& args, ScalarValue alpha);
-// out (bool, or self's dtype in place) = self op other, compared in `dtype` (their result type).
-void launch_compare(CompareOp op, ScalarType dtype, const ElementwiseArgs& args);
 // out = where(condition, self, other), in `dtype` (out's); operands: out, condition, self, other.
 void launch_where(ScalarType dtype, const ElementwiseArgs& args);
 

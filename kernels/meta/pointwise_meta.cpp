@@ -84,11 +84,4 @@ TensorMeta meta::where_self_out(const Tensor& condition, const Tensor& self, con
   return TensorMeta{sizes, result_type(self, other)};
 }
 
-TensorMeta meta::eq_Tensor_out(const Tensor& self, const Tensor& other) { return comparison_meta("eq", self, other); }
-TensorMeta meta::ne_Tensor_out(const Tensor& self, const Tensor& other) { return comparison_meta("ne", self, other); }
-TensorMeta meta::lt_Tensor_out(const Tensor& self, const Tensor& other) { return comparison_meta("lt", self, other); }
-TensorMeta meta::le_Tensor_out(const Tensor& self, const Tensor& other) { return comparison_meta("le", self, other); }
-TensorMeta meta::gt_Tensor_out(const Tensor& self, const Tensor& other) { return comparison_meta("gt", self, other); }
-TensorMeta meta::ge_Tensor_out(const Tensor& self, const Tensor& other) { return comparison_meta("ge", self, other); }
-
 }  // namespace tg

@@ -72,6 +72,7 @@ class GeneratedListsFollowTheSchemaTest(unittest.TestCase):
         self.assertEqual(sorted(self.declared), sorted(FAMILIES))
         self.assertIn("erfinv", [name for name, _, _ in self.declared["float_unary"]])
         self.assertIn("sigmoid", [name for name, _, _ in self.declared["unary"]])
+        self.assertIn("ge", [name for name, _, _ in self.declared["compare"]])
 
     def check_header(self, header: str) -> None:
         for family_name, ops in self.declared.items():
@@ -83,7 +84,8 @@ class GeneratedListsFollowTheSchemaTest(unittest.TestCase):
                 names = re.search(rf"{family_name}_name\({family.enum} op\) \{{\s*constexpr const "
                                   r"char\* kNames\[\] = \{(.*?)\};", header)
                 self.assertEqual(re.findall(r'"(\w+)"', names.group(1)), [n for n, _, _ in ops])
-                switch = re.search(rf"inline T {family_name}\({family.enum} op, .*?\n}}\n", header, re.S)
+                switch = re.search(rf"inline {family.result} {family_name}\({family.enum} op, .*?\n}}\n",
+                                   header, re.S)
                 cases = re.findall(rf"case {family.enum}::(\w+):\n(?:.*\n)*?\s+return (.*);\n",
                                    switch.group(0))
                 self.assertEqual(cases, [(camel(n), f) for n, f, _ in ops])
@@ -126,8 +128,9 @@ class GeneratedListsFollowTheSchemaTest(unittest.TestCase):
             if path.suffix not in (".h", ".cpp", ".cu", ".cuh"):
                 continue
             text = path.read_text()
-            for constant in constants | per_operator_kernels:
-                self.assertNotIn(constant, text, f"{path.relative_to(REPO_ROOT)} names {constant}")
+            for constant in constants | per_operator_kernels:  # whole words: arange_out_cpu is not ge's
+                self.assertIsNone(re.search(rf"\b{constant}\b", text),
+                                  f"{path.relative_to(REPO_ROOT)} names {constant}")
 
 
 class FormulaCompileErrorTest(SchemaTestCase):
@@ -177,8 +180,9 @@ class HandWrittenMetaAgreesTest(unittest.TestCase):
 
 
 class OldHandKeptListsAreGoneTest(unittest.TestCase):
-    """The pointwise.yaml family's enum, name table, switch and dtype sets used to be kept by
-    hand in kernels/cuda/pointwise_ops.h and unary_ops.cu; they are generated now."""
+    """The enums, name tables, switches and dtype sets of pointwise.yaml's unary operators and
+    comparisons used to be kept by hand in kernels/cuda/pointwise_ops.h, unary_ops.cu and
+    binary_ops.cu; they are generated now."""
 
     def test_no_hand_written_unary_enum_or_switch(self):
         for path in (REPO_ROOT / "kernels").rglob("*"):
@@ -186,9 +190,10 @@ class OldHandKeptListsAreGoneTest(unittest.TestCase):
                 continue
             text = path.read_text()
             with self.subTest(path=str(path.relative_to(REPO_ROOT))):
-                self.assertNotRegex(text, r"enum class \w*UnaryOp\b")
-                self.assertNotRegex(text, r"case UnaryOp::")
-                self.assertNotRegex(text, r"unary_name\(UnaryOp op\) \{")
+                for enum in ("UnaryOp", "CompareOp"):
+                    self.assertNotRegex(text, rf"enum class \w*{enum}\b")
+                    self.assertNotRegex(text, rf"case {enum}::")
+                    self.assertNotRegex(text, rf"_name\({enum} op\) \{{")
 
 
 class KernelKeyTest(SchemaTestCase):
@@ -232,12 +237,12 @@ class KernelKeyTest(SchemaTestCase):
     def test_unknown_family_without_a_close_match_lists_them(self):
         self.assertErrors(UNARY_OUT + '  kernel: {family: gemm, formula: "x"}\n',
                           (3, "unknown kernel family 'gemm' in 'cbrt.out'; expected one of: "
-                              "float_unary, math_binary, unary"))
+                              "float_unary, math_binary, unary, compare"))
 
     def test_missing_family(self):
         self.assertErrors(UNARY_OUT + '  kernel: {formula: "x"}\n',
                           (3, "'kernel' in 'cbrt.out' has no 'family'; expected one of "
-                              "float_unary, math_binary, unary"))
+                              "float_unary, math_binary, unary, compare"))
 
     def test_missing_formula(self):
         self.assertErrors(UNARY_OUT + "  kernel: {family: float_unary}\n",
@@ -280,6 +285,29 @@ class KernelKeyTest(SchemaTestCase):
                           (7, "'kernel: meta' in 'cbrt.out' is 'custon'; expected 'family' (the "
                               "family's meta function) or 'custom' (meta::<op>_out written by "
                               "hand); did you mean 'custom'?"))
+
+    def test_comparison_signature(self):
+        self.assertErrors(BINARY_OUT + '  kernel: {family: compare, formula: "a < b"}\n',
+                          (3, "'hypot.out' does not have the signature of kernel family compare: "
+                              "expected 'hypot.Tensor_out(Tensor self, Tensor other, *, "
+                              "Tensor(a!) out) -> Tensor(a!)'"))
+
+    def test_a_new_comparison_is_bool(self):
+        registry = self.load("- func: lg.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) "
+                             "-> Tensor(a!)\n  structured: True\n"
+                             '  kernel: {family: compare, formula: "a < b || a > b"}\n')
+        self.assertEqual(dict(registry.get("lg.Tensor_out").dispatch),
+                         {"CPU": "lg_out_cpu", "CUDA": "lg_out_cuda"})
+        with tempfile.TemporaryDirectory() as out:
+            render.render_all(registry, REPO_ROOT / "templates", out)
+            header = (Path(out) / "PointwiseKernels.h").read_text()
+            cpu = (Path(out) / "PointwiseKernels.cpp").read_text()
+        self.assertIn("TG_HOST_DEVICE inline bool compare(CompareOp op, T a, T b) {", header)
+        self.assertIn("  return bool();\n}", header)
+        self.assertIn("TensorMeta meta::lg_Tensor_out(const Tensor& self, const Tensor& other) { "
+                      "return pointwise_math::compare_meta(CompareOp::Lg, self, other); }", cpu)
+        self.assertIn("void native::lg_out_cpu(const Tensor& self, const Tensor& other, const Tensor& out) { "
+                      "pointwise_math::compare_out_cpu<CompareOp::Lg>(self, other, out); }", cpu)
 
     def test_unary_family_needs_dtypes(self):
         self.assertErrors(UNARY_OUT + '  kernel: {family: unary, formula: "x"}\n',
