@@ -165,6 +165,33 @@ class FormulaCompileErrorTest(SchemaTestCase):
         self.assertEqual(subprocess.run([str(self.folder / "main")]).returncode, 0)
 
 
+class LoopsRunTheDeclaredDtypesTest(unittest.TestCase):
+    """Each dtype class a family offers is a DtypeSet its hand-written CPU loop and CUDA
+    launcher dispatch on (kFloatingTypes for `floating`, ...): a class added to the generator
+    but not to the loops fails here."""
+
+    @staticmethod
+    def body_of(text: str, signature: str) -> str:
+        match = re.search(signature + r".*?\n}\n", text, re.S)
+        return match.group(0) if match else ""
+
+    def test_every_class_is_dispatched_on_both_sides(self):
+        cpu_sources = "\n".join(p.read_text() for p in (REPO_ROOT / "kernels" / "cpu").glob("*"))
+        cuda_source = (REPO_ROOT / "kernels" / "cuda" / "pointwise_math_ops.cu").read_text()
+        for name, family in FAMILIES.items():
+            cpu = self.body_of(cpu_sources, rf"void {name}_out_cpu\(")
+            cuda = self.body_of(cuda_source, rf"void launch_{name}\(")
+            for side, body in (("CPU loop", cpu), ("CUDA launcher", cuda)):
+                with self.subTest(family=name, side=side):
+                    self.assertTrue(body, f"no {side} for family {name}")
+                    for dtype_class in family.dtype_classes:
+                        constant = f"k{dtype_class.capitalize()}Types"
+                        macro = f"TG_DISPATCH_{dtype_class.upper()}_TYPES"
+                        self.assertTrue(constant in body or macro in body,
+                                        f"the {side} of family {name} does not dispatch "
+                                        f"dtype class {dtype_class} ({constant})")
+
+
 class HandWrittenMetaAgreesTest(unittest.TestCase):
     """`meta: custom` says that meta::<op>_out is hand-written (kernels/meta/): it must be there
     exactly for those operators, else the library has none or two."""
