@@ -20,6 +20,16 @@ one plain C++ function (the loops, the dtype dispatch, the launch) stays hand-wr
 generator writes only what differs per operator. As torchgen's `ufunc_inner_loop`, but the
 formula lives in the schema, and a formula too long for YAML is a function in
 kernels/pointwise_math.h (erfinv).
+
+Two sub-keys serve the older operators of schemas/pointwise.yaml (family `unary`):
+  - `vectorized: True`: the formula is generic (activation_math.h style) and also compiles
+    for cpu::Vectorized, so the CPU kernel takes the vector path for contiguous float
+    tensors (cpu/vectorized_loops.h). The CPU loop of such a family is a template on the
+    operator (kernels/cpu/unary_family_loop.h): the vector loop needs the formula compiled in.
+  - `meta: custom`: the meta function (meta::<op>_out) is hand-written, for an operator whose
+    checks are its own (neg refuses bool with PyTorch's message); the kernels are generated.
+The comparisons (family `compare`: eq ... ge) have a bool formula and a template CPU loop
+(kernels/cpu/compare_family_loop.h), as their hand-written kernels had.
 """
 
 from __future__ import annotations
@@ -31,12 +41,13 @@ from codegen import cpp_types
 from codegen.errors import ErrorCollector, Location, SchemaError, suggestion
 from codegen.line_directives import line_directive
 from codegen.model import FrozenDict, FunctionSchema, NativeFunction, PointwiseKernel, SchemaKind
-from codegen.yaml_values import Node, expect_mapping, expect_string
+from codegen.yaml_values import Node, expect_bool, expect_mapping, expect_string
 
-KERNEL_KEYS = ("family", "formula", "dtypes")
-# float_unary: the floating types, computed in opmath; an integral input gives the default dtype.
-# all: every dtype, the result type of the operands.
-DTYPE_CLASSES = ("floating", "all")
+KERNEL_KEYS = ("family", "formula", "dtypes", "vectorized", "meta")
+# floating: the floating types, computed in opmath; an integral input gives the default dtype.
+# numeric: every dtype but bool. all: every dtype, the result type of the operands.
+DTYPE_CLASSES = ("floating", "numeric", "all")
+META_KINDS = ("family", "custom")
 
 
 @dataclass(frozen=True)
@@ -50,10 +61,19 @@ class Family:
     operands: tuple[str, ...]        # the formula's variables, in argument order
     arguments: tuple[str, ...]       # the schema's non-out arguments
     dtype_classes: tuple[str, ...]  # `dtypes:` is required when there are several
+    vectorizable: bool = False       # accepts `vectorized: True`
+    cpu_template: bool = False       # its CPU loop is a template on the operator
+    overload: str = "out"            # the out overload's name: eq.Tensor_out
+    result: str = "T"                # the formula's type: T (the opmath type) or bool
+
+    @property
+    def fallback(self) -> str:
+        """What the switch returns after its cases (never reached)."""
+        return self.operands[0] if self.result == "T" else f"{self.result}()"
 
     @property
     def out_signature(self) -> str:
-        return f"({', '.join(self.arguments)}, *, Tensor(a!) out) -> Tensor(a!)"
+        return f".{self.overload}({', '.join(self.arguments)}, *, Tensor(a!) out) -> Tensor(a!)"
 
     @property
     def scalar_params(self) -> str:
@@ -82,6 +102,11 @@ FAMILIES: dict[str, Family] = {
     "float_unary": Family("float_unary", "FloatUnaryOp", ("x",), ("Tensor self",), ("floating",)),
     "math_binary": Family("math_binary", "MathBinaryOp", ("a", "b"),
                           ("Tensor self", "Tensor other"), ("all", "floating")),
+    "unary": Family("unary", "UnaryOp", ("x",), ("Tensor self",), ("numeric", "floating"),
+                    vectorizable=True, cpu_template=True),
+    # eq ... ge: bool out (or self's dtype in place), computed in the operands' result type.
+    "compare": Family("compare", "CompareOp", ("a", "b"), ("Tensor self", "Tensor other"),
+                      ("all",), cpu_template=True, overload="Tensor_out", result="bool"),
 }
 
 
@@ -92,6 +117,8 @@ def parse_kernel(value: Any, loc: Location, path: str, context: str,
     family_name = node.take("family")
     formula = node.take("formula")
     dtypes = node.take("dtypes")
+    vectorized = node.take("vectorized")
+    meta = node.take("meta")
     node.report_unknown(errors, "key of 'kernel'", KERNEL_KEYS, context)
     if family_name is None:
         raise SchemaError(loc, f"'kernel'{context} has no 'family'; expected one of "
@@ -123,7 +150,23 @@ def parse_kernel(value: Any, loc: Location, path: str, context: str,
                               f"dtype class '{dtype_class}'{context} is not one family "
                               f"{family.name} supports"
                               + suggestion(dtype_class, family.dtype_classes))
-    return PointwiseKernel(family.name, formula, dtype_class, loc, node.loc_of("formula"))
+    if vectorized is not None:
+        vectorized = expect_bool(vectorized, node.loc_of("vectorized"),
+                                 f"'kernel: vectorized'{context}")
+        if vectorized and not family.vectorizable:
+            vectorizable = ", ".join(n for n, f in FAMILIES.items() if f.vectorizable)
+            raise SchemaError(node.loc_of("vectorized"),
+                              f"'kernel: vectorized'{context}: family {family.name} has no "
+                              f"vectorised CPU form; families with one: {vectorizable}")
+    if meta is not None:
+        meta = expect_string(meta, node.loc_of("meta"), f"'kernel: meta'{context}")
+        if meta not in META_KINDS:
+            raise SchemaError(node.loc_of("meta"),
+                              f"'kernel: meta'{context} is '{meta}'; expected 'family' (the "
+                              "family's meta function) or 'custom' (meta::<op>_out written by hand)"
+                              + suggestion(meta, META_KINDS))
+    return PointwiseKernel(family.name, formula, dtype_class, loc, node.loc_of("formula"),
+                           vectorized=bool(vectorized), custom_meta=meta == "custom")
 
 
 def implied_dispatch(func: FunctionSchema) -> FrozenDict:
@@ -150,9 +193,9 @@ def check_kernel(f: NativeFunction, errors: ErrorCollector) -> None:
     non_out = tuple(str(a) for a in f.func.non_out_arguments)
     outs = f.func.out_arguments
     if non_out != family.arguments or len(outs) != 1 or outs[0].name != "out" \
-            or f.func.overload_name != "out":
+            or f.func.overload_name != family.overload:
         errors.error(where, f"'{name}' does not have the signature of kernel family "
-                            f"{family.name}: expected '{f.func.base_name}.out"
+                            f"{family.name}: expected '{f.func.base_name}"
                             f"{family.out_signature}'")
 
 
@@ -185,6 +228,8 @@ class FamilyOperator:
     meta: str          # sin_out: meta::sin_out
     kernel: str        # sin_out: native::sin_out_cpu, native::sin_out_cuda
     line_directive: str  # `#line` of the formula (Note [Formulas keep their line])
+    vectorized: bool   # the CPU kernel has the vector path (`vectorized: True`)
+    custom_meta: bool  # meta::<op>_out is hand-written (`meta: custom`)
 
 
 @dataclass(frozen=True)
@@ -196,6 +241,10 @@ class FamilyGroup:
     def has_dtype_choice(self) -> bool:
         return len(self.family.dtype_classes) > 1
 
+    @property
+    def vectorized_operators(self) -> tuple[FamilyOperator, ...]:
+        return tuple(op for op in self.operators if op.vectorized)
+
 
 def family_groups(functions: Sequence[NativeFunction]) -> list[FamilyGroup]:
     """Every family with its operators in schema order; families without one are left out."""
@@ -205,5 +254,6 @@ def family_groups(functions: Sequence[NativeFunction]) -> list[FamilyGroup]:
             members[f.kernel.family].append(FamilyOperator(
                 f.func.base_name, enum_constant(f), f.kernel.formula, f.kernel.dtypes,
                 cpp_types.overload_cpp_name(f.func), cpp_types.default_kernel_name(f.func),
-                line_directive(f.kernel.formula_loc or f.kernel.loc)))
+                line_directive(f.kernel.formula_loc or f.kernel.loc),
+                f.kernel.vectorized, f.kernel.custom_meta))
     return [FamilyGroup(FAMILIES[name], tuple(ops)) for name, ops in members.items() if ops]

@@ -402,9 +402,11 @@ class PointwiseKernel:
 
     family: str       # a key of kernel_families.FAMILIES
     formula: str      # a C++ expression over the family's operands (x; or a, b)
-    dtypes: str       # a dtype class of the family (floating, all)
+    dtypes: str       # a dtype class of the family (floating, numeric, all)
     loc: Location = field(compare=False, repr=False)
     formula_loc: Optional[Location] = field(default=None, compare=False, repr=False)
+    vectorized: bool = False   # the CPU kernel also runs the formula on cpu::Vectorized
+    custom_meta: bool = False  # `meta: custom`: the meta function is hand-written
 
 
 # --- Entries ---------------------------------------------------------------------------

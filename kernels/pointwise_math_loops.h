@@ -22,4 +22,16 @@ TensorMeta math_binary_meta(MathBinaryOp op, const Tensor& self, const Tensor& o
 void math_binary_out_cpu(MathBinaryOp op, const Tensor& self, const Tensor& other, const Tensor& out);
 void math_binary_out_cuda(MathBinaryOp op, const Tensor& self, const Tensor& other, const Tensor& out);
 
+// unary (schemas/pointwise.yaml): the output has self's shape and dtype, or the default float
+// dtype for an integral self of a floating-only operator. Runs in the numeric dtypes (no
+// bool) or the floating ones (unary_floating_only). Its CPU loop is a template
+// (cpu/unary_family_loop.h).
+TensorMeta unary_meta(UnaryOp op, const Tensor& self);
+void unary_out_cuda(UnaryOp op, const Tensor& self, const Tensor& out);
+
+// compare (eq ... ge): the broadcast shape, bool; computed in the operands' result type (every
+// dtype). Its CPU loop is a template (cpu/compare_family_loop.h).
+TensorMeta compare_meta(CompareOp op, const Tensor& self, const Tensor& other);
+void compare_out_cuda(CompareOp op, const Tensor& self, const Tensor& other, const Tensor& out);
+
 }  // namespace tg::pointwise_math

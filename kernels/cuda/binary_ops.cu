@@ -1,5 +1,4 @@
-// CUDA kernels of the binary pointwise operators (add, sub, mul, div, pow), the comparisons,
-// where, the derivatives of gelu, silu and relu (threshold_backward), masked_fill and
+// CUDA kernels of the binary pointwise operators (add, sub, mul, div, pow), where, the derivatives of gelu, silu and relu (threshold_backward), masked_fill and
 // dropout's masked scaling. Each computes as its CPU kernel does (kernels/cpu/binary_kernels.cpp, compare_kernels.cpp, ...):
 // in the opmath type of its dtype, with the CPU's integer semantics.
 // See Note [One kernel per family and dtype].
@@ -50,23 +49,6 @@ struct ArithmeticFunctor {
 };
 
 template <typename T>
-struct CompareFunctor {
-  CompareOp op;
-
-  __device__ bool operator()(T x, T y) const {
-    switch (op) {
-      case CompareOp::Eq: return x == y;
-      case CompareOp::Ne: return x != y;
-      case CompareOp::Lt: return x < y;
-      case CompareOp::Le: return x <= y;
-      case CompareOp::Gt: return x > y;
-      case CompareOp::Ge: return x >= y;
-    }
-    return false;
-  }
-};
-
-template <typename T>
 struct WhereFunctor {
   __device__ T operator()(bool condition, T x, T y) const { return condition ? x : y; }
 };
@@ -110,11 +92,6 @@ void dispatch_arithmetic(BinaryOp op, ScalarType dtype, Body&& body) {
   }
 }
 
-const char* compare_name(CompareOp op) {
-  constexpr const char* kNames[] = {"eq", "ne", "lt", "le", "gt", "ge"};
-  return kNames[static_cast<int>(op)];
-}
-
 }  // namespace
 
 void launch_binary(BinaryOp op, ScalarType dtype, const ElementwiseArgs& args, ScalarValue alpha) {
@@ -122,13 +99,6 @@ void launch_binary(BinaryOp op, ScalarType dtype, const ElementwiseArgs& args, S
     using T = typename decltype(tag)::type;
     const ArithmeticFunctor<opmath_t<T>> functor{op, scalar_as<opmath_t<T>>(alpha)};
     launch_elementwise<T, T, T>(args, functor);
-  });
-}
-
-void launch_compare(CompareOp op, ScalarType dtype, const ElementwiseArgs& args) {
-  dispatch_device_dtype<kAllTypes>(dtype, compare_name(op), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    launch_elementwise<bool, T, T>(args, CompareFunctor<opmath_t<T>>{op});
   });
 }
 

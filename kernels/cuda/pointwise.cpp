@@ -21,20 +21,6 @@ void binary_out(cuda::BinaryOp op, const char* name, const Tensor& self, const T
   launch.finish();
 }
 
-void compare_out(cuda::CompareOp op, const char* name, const Tensor& self, const Tensor& other, const Tensor& out) {
-  const ScalarType dtype = cuda::kernel_dtype(result_type(self, other), out, {&self, &other});
-  cuda::ElementwiseLaunch launch(name, out, kBool, {{self, dtype}, {other, dtype}});
-  cuda::launch_compare(op, dtype, launch.args());
-  launch.finish();
-}
-
-void unary_out(cuda::UnaryOp op, const char* name, const Tensor& self, const Tensor& out) {
-  const ScalarType dtype = cuda::kernel_dtype(out.scalar_type(), out, {&self});
-  cuda::ElementwiseLaunch launch(name, out, dtype, {{self, dtype}});
-  cuda::launch_unary(op, dtype, launch.args());
-  launch.finish();
-}
-
 }  // namespace
 
 void native::add_out_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
@@ -53,42 +39,12 @@ void native::pow_out_cuda(const Tensor& self, const Tensor& exponent, const Tens
   binary_out(cuda::BinaryOp::Pow, "pow", self, exponent, Scalar(1), out);
 }
 
-void native::eq_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  compare_out(cuda::CompareOp::Eq, "eq", self, other, out);
-}
-void native::ne_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  compare_out(cuda::CompareOp::Ne, "ne", self, other, out);
-}
-void native::lt_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  compare_out(cuda::CompareOp::Lt, "lt", self, other, out);
-}
-void native::le_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  compare_out(cuda::CompareOp::Le, "le", self, other, out);
-}
-void native::gt_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  compare_out(cuda::CompareOp::Gt, "gt", self, other, out);
-}
-void native::ge_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  compare_out(cuda::CompareOp::Ge, "ge", self, other, out);
-}
-
 void native::where_out_cuda(const Tensor& condition, const Tensor& self, const Tensor& other, const Tensor& out) {
   const ScalarType dtype = cuda::kernel_dtype(out.scalar_type(), out, {&self, &other});
   cuda::ElementwiseLaunch launch("where", out, dtype, {{condition, kBool}, {self, dtype}, {other, dtype}});
   cuda::launch_where(dtype, launch.args());
   launch.finish();
 }
-
-void native::neg_out_cuda(const Tensor& self, const Tensor& out) { unary_out(cuda::UnaryOp::Neg, "neg", self, out); }
-void native::abs_out_cuda(const Tensor& self, const Tensor& out) { unary_out(cuda::UnaryOp::Abs, "abs", self, out); }
-void native::exp_out_cuda(const Tensor& self, const Tensor& out) { unary_out(cuda::UnaryOp::Exp, "exp", self, out); }
-void native::log_out_cuda(const Tensor& self, const Tensor& out) { unary_out(cuda::UnaryOp::Log, "log", self, out); }
-void native::sqrt_out_cuda(const Tensor& self, const Tensor& out) { unary_out(cuda::UnaryOp::Sqrt, "sqrt", self, out); }
-void native::relu_out_cuda(const Tensor& self, const Tensor& out) { unary_out(cuda::UnaryOp::Relu, "relu", self, out); }
-void native::sigmoid_out_cuda(const Tensor& self, const Tensor& out) {
-  unary_out(cuda::UnaryOp::Sigmoid, "sigmoid", self, out);
-}
-void native::tanh_out_cuda(const Tensor& self, const Tensor& out) { unary_out(cuda::UnaryOp::Tanh, "tanh", self, out); }
 
 void native::clamp_out_cuda(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
                             const Tensor& out) {

@@ -4,6 +4,7 @@
 // (PointwiseKernelsCUDA.cpp).
 #include "cuda/elementwise_host.h"
 #include "cuda/pointwise_math_ops.h"
+#include "meta/common_meta.h"
 #include "pointwise_math_loops.h"
 
 namespace tg::pointwise_math {
@@ -19,6 +20,20 @@ void math_binary_out_cuda(MathBinaryOp op, const Tensor& self, const Tensor& oth
   const ScalarType dtype = cuda::kernel_dtype(out.scalar_type(), out, {&self, &other});
   cuda::ElementwiseLaunch launch(math_binary_name(op), out, dtype, {{self, dtype}, {other, dtype}});
   cuda::launch_math_binary(op, dtype, launch.args());
+  launch.finish();
+}
+
+void unary_out_cuda(UnaryOp op, const Tensor& self, const Tensor& out) {
+  const ScalarType dtype = cuda::kernel_dtype(out.scalar_type(), out, {&self});
+  cuda::ElementwiseLaunch launch(unary_name(op), out, dtype, {{self, dtype}});
+  cuda::launch_unary(op, dtype, launch.args());
+  launch.finish();
+}
+
+void compare_out_cuda(CompareOp op, const Tensor& self, const Tensor& other, const Tensor& out) {
+  const ScalarType dtype = cuda::kernel_dtype(result_type(self, other), out, {&self, &other});
+  cuda::ElementwiseLaunch launch(compare_name(op), out, kBool, {{self, dtype}, {other, dtype}});
+  cuda::launch_compare(op, dtype, launch.args());
   launch.finish();
 }
 

@@ -1,5 +1,6 @@
-// CUDA kernels of the elementwise math family: one kernel per dtype for the floating unary
-// functions and one for the binary ones, the operator a run-time field (Note [One kernel per
+// CUDA kernels of the pointwise kernel families: one kernel per dtype for each family (the
+// floating unary functions, the binary ones, the unary operators of pointwise.yaml), the
+// operator a run-time field (Note [One kernel per
 // family and dtype] in binary_ops.cu). The formulas are the CPU kernels' (the generated
 // PointwiseKernels.h, from the schemas' `kernel:` keys).
 #include "cuda/elementwise.cuh"
@@ -13,6 +14,18 @@ template <typename T>
 struct FloatUnaryFunctor {
   FloatUnaryOp op;
   __device__ T operator()(T x) const { return math::float_unary(op, x); }
+};
+
+template <typename T>
+struct UnaryFunctor {
+  UnaryOp op;
+  __device__ T operator()(T x) const { return math::unary(op, x); }
+};
+
+template <typename T>
+struct CompareFunctor {
+  CompareOp op;
+  __device__ bool operator()(T x, T y) const { return math::compare(op, x, y); }
 };
 
 template <typename T>
@@ -40,6 +53,25 @@ void launch_math_binary(MathBinaryOp op, ScalarType dtype, const ElementwiseArgs
   } else {
     dispatch_device_dtype<kAllTypes>(dtype, math_binary_name(op), body);
   }
+}
+
+void launch_unary(UnaryOp op, ScalarType dtype, const ElementwiseArgs& args) {
+  const auto body = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<T, T>(args, UnaryFunctor<opmath_t<T>>{op});
+  };
+  if (unary_floating_only(op)) {
+    dispatch_device_dtype<kFloatingTypes>(dtype, unary_name(op), body);
+  } else {
+    dispatch_device_dtype<kNumericTypes>(dtype, unary_name(op), body);
+  }
+}
+
+void launch_compare(CompareOp op, ScalarType dtype, const ElementwiseArgs& args) {
+  dispatch_device_dtype<kAllTypes>(dtype, compare_name(op), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<bool, T, T>(args, CompareFunctor<opmath_t<T>>{op});
+  });
 }
 
 }  // namespace tg::cuda

@@ -1,5 +1,5 @@
-// The launchers of the elementwise math family (schemas/pointwise_math.yaml) on the CUDA
-// backend: the operator as a run-time code (the generated PointwiseKernels.h), the dtype it
+// The launchers of the pointwise kernel families (schemas/pointwise_math.yaml, and the unary
+// operators of schemas/pointwise.yaml) on the CUDA backend: the operator as a run-time code (the generated PointwiseKernels.h), the dtype it
 // computes in, and the operands as ElementwiseArgs. A dtype outside the operator's set raises the CPU
 // kernel's NotImplementedError. Each launch runs on the current stream.
 #pragma once
@@ -15,5 +15,11 @@ void launch_float_unary(FloatUnaryOp op, ScalarType dtype, const ElementwiseArgs
 // out = op(self, other); operands: out, self, other. Floating dtypes where
 // math_binary_floating_only(op) (atan2), else all.
 void launch_math_binary(MathBinaryOp op, ScalarType dtype, const ElementwiseArgs& args);
+// out = op(self); operands: out, self. Floating dtypes where unary_floating_only(op), else
+// numeric (no bool).
+void launch_unary(UnaryOp op, ScalarType dtype, const ElementwiseArgs& args);
+// out (bool, or self's dtype in place) = op(self, other), compared in `dtype` (their result
+// type); operands: out, self, other. Every dtype.
+void launch_compare(CompareOp op, ScalarType dtype, const ElementwiseArgs& args);
 
 }  // namespace tg::cuda

@@ -13,18 +13,13 @@
 namespace tg::cuda {
 
 enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Pow };
-enum class CompareOp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
-enum class UnaryOp : uint8_t { Neg, Abs, Exp, Log, Sqrt, Relu, Sigmoid, Tanh };
 enum class ActivationOp : uint8_t { Gelu, GeluTanh, Silu };  // formulas: kernels/activation_math.h
 
 // out = self op other in `dtype` (out's). Add and Sub scale `other` by alpha.
 void launch_binary(BinaryOp op, ScalarType dtype, const ElementwiseArgs& args, ScalarValue alpha);
-// out (bool, or self's dtype in place) = self op other, compared in `dtype` (their result type).
-void launch_compare(CompareOp op, ScalarType dtype, const ElementwiseArgs& args);
 // out = where(condition, self, other), in `dtype` (out's); operands: out, condition, self, other.
 void launch_where(ScalarType dtype, const ElementwiseArgs& args);
 
-void launch_unary(UnaryOp op, ScalarType dtype, const ElementwiseArgs& args);
 // out = min(max(self, lo), hi) with NaN propagated; a missing bound is not applied.
 void launch_clamp(ScalarType dtype, const ElementwiseArgs& args, std::optional<ScalarValue> lo,
                   std::optional<ScalarValue> hi);

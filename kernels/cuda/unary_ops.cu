@@ -1,7 +1,8 @@
-// CUDA kernels of the unary pointwise operators (neg, abs, exp, log, sqrt, relu, sigmoid,
-// tanh, clamp, gelu, silu), of fill and of the on-device copy. They compute as the CPU kernels do
-// (kernels/cpu/unary_kernels.cpp): the floating functions in the opmath type (float for
-// float16 and bfloat16). See Note [One kernel per family and dtype] in binary_ops.cu.
+// CUDA kernels of clamp, gelu and silu, of fill and of the on-device copy. They compute as the
+// CPU kernels do (kernels/cpu/unary_kernels.cpp, activation_kernels.cpp): the floating
+// functions in the opmath type (float for float16 and bfloat16). See Note [One kernel per
+// family and dtype] in binary_ops.cu. The unary family of schemas/pointwise.yaml (neg, exp,
+// ...) is declared with `kernel:` and runs in pointwise_math_ops.cu.
 #include <type_traits>
 
 #include "activation_math.h"
@@ -13,38 +14,6 @@
 namespace tg::cuda {
 
 namespace {
-
-template <typename T>
-struct UnaryFunctor {
-  UnaryOp op;
-
-  __device__ T operator()(T x) const {
-    switch (op) {
-      case UnaryOp::Neg:
-        if constexpr (!std::is_same_v<T, bool>) return math::neg(x);
-        break;
-      case UnaryOp::Abs:
-        return math::abs(x);
-      case UnaryOp::Relu:  // relu(NaN) is NaN, as PyTorch's clamp_min(x, 0)
-        return (x > T(0) || math::is_nan(x)) ? x : T(0);
-      default:
-        if constexpr (std::is_floating_point_v<T>) return floating(x);
-        break;
-    }
-    return T();
-  }
-
-  __device__ T floating(T x) const {
-    switch (op) {
-      case UnaryOp::Exp: return ::exp(x);
-      case UnaryOp::Log: return ::log(x);
-      case UnaryOp::Sqrt: return ::sqrt(x);
-      case UnaryOp::Sigmoid: return T(1) / (T(1) + ::exp(-x));
-      case UnaryOp::Tanh: return ::tanh(x);
-      default: return x;
-    }
-  }
-};
 
 // min(max(x, lo), hi): hi wins when lo > hi; a NaN input or bound gives NaN.
 template <typename T>
@@ -95,30 +64,7 @@ __global__ void convert_kernel(ElementwiseArgs args) {
   }
 }
 
-const char* unary_name(UnaryOp op) {
-  constexpr const char* kNames[] = {"neg", "abs", "exp", "log", "sqrt", "relu", "sigmoid", "tanh"};
-  return kNames[static_cast<int>(op)];
-}
-
-// The dtypes each unary operator supports: those of its CPU kernel.
-template <typename Body>
-void dispatch_unary(UnaryOp op, ScalarType dtype, Body&& body) {
-  switch (op) {
-    case UnaryOp::Abs:  // no bool, as LibTorch's abs
-    case UnaryOp::Neg:
-    case UnaryOp::Relu: return dispatch_device_dtype<kNumericTypes>(dtype, unary_name(op), body);
-    default: return dispatch_device_dtype<kFloatingTypes>(dtype, unary_name(op), body);
-  }
-}
-
 }  // namespace
-
-void launch_unary(UnaryOp op, ScalarType dtype, const ElementwiseArgs& args) {
-  dispatch_unary(op, dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    launch_elementwise<T, T>(args, UnaryFunctor<opmath_t<T>>{op});
-  });
-}
 
 void launch_activation(ActivationOp op, ScalarType dtype, const ElementwiseArgs& args) {
   dispatch_device_dtype<kFloatingTypes>(dtype, op == ActivationOp::Silu ? "silu" : "gelu", [&](auto tag) {

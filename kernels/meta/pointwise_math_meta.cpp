@@ -18,4 +18,12 @@ TensorMeta math_binary_meta(MathBinaryOp op, const Tensor& self, const Tensor& o
   return meta;
 }
 
+TensorMeta unary_meta(UnaryOp op, const Tensor& self) {
+  return unary_floating_only(op) ? unary_float_meta(unary_name(op), self) : tg::unary_meta(unary_name(op), self);
+}
+
+TensorMeta compare_meta(CompareOp op, const Tensor& self, const Tensor& other) {
+  return comparison_meta(compare_name(op), self, other);
+}
+
 }  // namespace tg::pointwise_math

@@ -55,19 +55,12 @@ TensorMeta meta::pow_Tensor_Tensor_out(const Tensor& self, const Tensor& exponen
   return binary_meta("pow", self, exponent);
 }
 
+// neg's kernels are generated (`kernel:` with `meta: custom`); its meta refuses bool first.
 TensorMeta meta::neg_out(const Tensor& self) {
   TG_CHECK_TYPE(self.scalar_type() != kBool, "[neg] negation, the `-` operator, on a bool tensor is not supported; ",
                 "if you are trying to invert a mask, use the `~` or logical_not() operator instead");
   return unary_meta("neg", self);
 }
-
-TensorMeta meta::abs_out(const Tensor& self) { return unary_meta("abs", self); }
-TensorMeta meta::exp_out(const Tensor& self) { return unary_float_meta("exp", self); }
-TensorMeta meta::log_out(const Tensor& self) { return unary_float_meta("log", self); }
-TensorMeta meta::sqrt_out(const Tensor& self) { return unary_float_meta("sqrt", self); }
-TensorMeta meta::relu_out(const Tensor& self) { return unary_meta("relu", self); }
-TensorMeta meta::sigmoid_out(const Tensor& self) { return unary_float_meta("sigmoid", self); }
-TensorMeta meta::tanh_out(const Tensor& self) { return unary_float_meta("tanh", self); }
 
 // The bounds take part in type promotion as Scalars: clamp(int_tensor, 0.5) is floating.
 TensorMeta meta::clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
@@ -90,12 +83,5 @@ TensorMeta meta::where_self_out(const Tensor& condition, const Tensor& self, con
   sizes = infer_broadcast_size(sizes, other.sizes(), "where");
   return TensorMeta{sizes, result_type(self, other)};
 }
-
-TensorMeta meta::eq_Tensor_out(const Tensor& self, const Tensor& other) { return comparison_meta("eq", self, other); }
-TensorMeta meta::ne_Tensor_out(const Tensor& self, const Tensor& other) { return comparison_meta("ne", self, other); }
-TensorMeta meta::lt_Tensor_out(const Tensor& self, const Tensor& other) { return comparison_meta("lt", self, other); }
-TensorMeta meta::le_Tensor_out(const Tensor& self, const Tensor& other) { return comparison_meta("le", self, other); }
-TensorMeta meta::gt_Tensor_out(const Tensor& self, const Tensor& other) { return comparison_meta("gt", self, other); }
-TensorMeta meta::ge_Tensor_out(const Tensor& self, const Tensor& other) { return comparison_meta("ge", self, other); }
 
 }  // namespace tg

@@ -1,8 +1,8 @@
 """The conformance harness catches planted faults.
 
-A temporary copy of the schemas gets a wrong derivative (tanh's) and a wrong kernel (exp's CPU
-dispatch names sigmoid's kernel). The generator runs over the copy; the generated sources
-that changed are compiled (at -O0, with the build's own compile commands) and linked with the
+A temporary copy of the schemas gets a wrong derivative (tanh's) and a wrong kernel (exp's
+`kernel:` formula is sigmoid's). The generator runs over the copy; the generated sources
+that changed, or include a generated header that changed, are compiled (at -O0, with the build's own compile commands) and linked with the
 build's other objects into a conformance executable. Its gradcheck case for tanh and its
 reference case for exp must fail, naming the operator and the input; untouched operators
 must still pass. Needs TG_BUILD_DIR (set by `meson test`).
@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("TG_BUILD_DIR", REPO / "build")).resolve()
 
 WRONG_DERIVATIVE = ("    self: grad * (1 - result * result)\n", "    self: grad * (1 + result * result)\n")
-WRONG_KERNEL = ("    CPU: exp_out_cpu\n", "    CPU: sigmoid_out_cpu\n")
+WRONG_KERNEL = ('formula: "hd::exp(x)"', 'formula: "activation::sigmoid(x)"')
 
 
 def plant(text: str, fault: tuple[str, str]) -> str:
@@ -95,9 +95,20 @@ class PlantedFaultsTest(unittest.TestCase):
                          if "ConformanceTests_" not in p.name)
         conformance_sources = sorted(p.name for p in gen.glob("ConformanceTests_*.cpp"))
         jobs, final_objects = [], []
+
+        def changed(name: str) -> bool:
+            return (gen / name).read_text() != (BUILD / "generated" / name).read_text()
+
+        # exp's formula lives in PointwiseKernels.h; the CPU kernel that runs it is instantiated
+        # in PointwiseKernels.cpp only (the template loop, included through
+        # pointwise_math_loops.h), so that source is recompiled too.
+        # (The other generated headers list the schemas in the build's order, not this copy's.)
+        changed_headers = {"PointwiseKernels.h"} & {p.name for p in gen.glob("*.h") if changed(p.name)}
         for obj in objects:
             name = re.sub(r"^.*_generated_", "", obj)[: -len(".o")] if "_generated_" in obj else None
-            if name and (gen / name).read_text() != (BUILD / "generated" / name).read_text():
+            includes = set(re.findall(r'#include "(\w+\.h)"', (gen / name).read_text())) if name else set()
+            if name and (changed(name) or includes & changed_headers
+                         or any(name.startswith(Path(h).stem) for h in changed_headers)):
                 target = cls.tmp / (name + ".o")
                 jobs.append(compile_command(entries[name], gen / name, target, gen))
                 final_objects.append(str(target))

@@ -25,19 +25,28 @@ BINARY_OUT = ("- func: hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -
               "  structured: True\n")
 
 
+def schema_kernels() -> list[tuple[str, dict]]:
+    """Read with plain PyYAML, not the generator: [(operator, its kernel: mapping)] in schema
+    order (files sorted, as the build passes them)."""
+    return [(entry["func"].split("(")[0].split(".")[0], entry["kernel"])
+            for path in sorted((REPO_ROOT / "schemas").glob("*.yaml"))
+            for entry in yaml.safe_load(path.read_text()) or [] if entry.get("kernel")]
+
+
 def schema_declarations() -> dict[str, list[tuple[str, str, str]]]:
-    """Read with plain PyYAML, not the generator: family -> [(operator, formula, dtypes)] in
-    schema order (files sorted, as the build passes them)."""
+    """family -> [(operator, formula, dtypes)] in schema order."""
     declared: dict[str, list[tuple[str, str, str]]] = {}
-    for path in sorted((REPO_ROOT / "schemas").glob("*.yaml")):
-        for entry in yaml.safe_load(path.read_text()) or []:
-            kernel = entry.get("kernel")
-            if kernel:
-                name = entry["func"].split("(")[0].split(".")[0]
-                family = FAMILIES[kernel["family"]]
-                declared.setdefault(kernel["family"], []).append(
-                    (name, kernel["formula"], kernel.get("dtypes", family.dtype_classes[0])))
+    for name, kernel in schema_kernels():
+        family = FAMILIES[kernel["family"]]
+        declared.setdefault(kernel["family"], []).append(
+            (name, kernel["formula"], kernel.get("dtypes", family.dtype_classes[0])))
     return declared
+
+
+def function_body(header: str, signature: str) -> str:
+    """The text of the function whose definition starts with `signature`, to its closing brace."""
+    start = header.index(signature)
+    return header[start:header.index("\n}\n", start)]
 
 
 def camel(name: str) -> str:
@@ -59,9 +68,11 @@ class GeneratedListsFollowTheSchemaTest(unittest.TestCase):
         if build and (Path(build) / "generated" / "PointwiseKernels.h").exists():
             cls.headers["built"] = (Path(build) / "generated" / "PointwiseKernels.h").read_text()
 
-    def test_the_schemas_declare_both_families(self):
+    def test_the_schemas_declare_every_family(self):
         self.assertEqual(sorted(self.declared), sorted(FAMILIES))
         self.assertIn("erfinv", [name for name, _, _ in self.declared["float_unary"]])
+        self.assertIn("sigmoid", [name for name, _, _ in self.declared["unary"]])
+        self.assertIn("ge", [name for name, _, _ in self.declared["compare"]])
 
     def check_header(self, header: str) -> None:
         for family_name, ops in self.declared.items():
@@ -73,14 +84,31 @@ class GeneratedListsFollowTheSchemaTest(unittest.TestCase):
                 names = re.search(rf"{family_name}_name\({family.enum} op\) \{{\s*constexpr const "
                                   r"char\* kNames\[\] = \{(.*?)\};", header)
                 self.assertEqual(re.findall(r'"(\w+)"', names.group(1)), [n for n, _, _ in ops])
-                switch = re.search(rf"inline T {family_name}\({family.enum} op, .*?\n}}\n", header, re.S)
+                switch = re.search(rf"inline {family.result} {family_name}\({family.enum} op, .*?\n}}\n",
+                                   header, re.S)
                 cases = re.findall(rf"case {family.enum}::(\w+):\n(?:.*\n)*?\s+return (.*);\n",
                                    switch.group(0))
                 self.assertEqual(cases, [(camel(n), f) for n, f, _ in ops])
                 if len(family.dtype_classes) > 1:
-                    classes = re.findall(rf"case {family.enum}::(\w+): return (true|false);", header)
+                    body = function_body(header, f"constexpr bool {family_name}_floating_only(")
+                    classes = re.findall(rf"case {family.enum}::(\w+): return (true|false);", body)
                     self.assertEqual(classes, [(camel(n), "true" if d == "floating" else "false")
                                                for n, _, d in ops])
+                if family.vectorizable:
+                    self.check_vector_path(header, family_name)
+
+    def check_vector_path(self, header: str, family_name: str) -> None:
+        """The operators with `vectorized: True`, and only they, take the vector path, with
+        their own formula."""
+        family = FAMILIES[family_name]
+        declared = [(name, kernel) for name, kernel in schema_kernels()
+                    if kernel["family"] == family_name]
+        body = function_body(header, f"constexpr bool {family_name}_has_vector_path(")
+        self.assertEqual(re.findall(rf"case {family.enum}::(\w+): return (true|false);", body),
+                         [(camel(n), "true" if k.get("vectorized") else "false") for n, k in declared])
+        switch = function_body(header, f"inline T {family_name}_vectorized(")
+        self.assertEqual(re.findall(rf"case {family.enum}::(\w+):\n(?:.*\n)*?\s+return (.*);\n", switch),
+                         [(camel(n), k["formula"]) for n, k in declared if k.get("vectorized")])
 
     def test_rendered_header_follows_the_schemas(self):
         self.check_header(self.headers["rendered"])
@@ -100,8 +128,9 @@ class GeneratedListsFollowTheSchemaTest(unittest.TestCase):
             if path.suffix not in (".h", ".cpp", ".cu", ".cuh"):
                 continue
             text = path.read_text()
-            for constant in constants | per_operator_kernels:
-                self.assertNotIn(constant, text, f"{path.relative_to(REPO_ROOT)} names {constant}")
+            for constant in constants | per_operator_kernels:  # whole words: arange_out_cpu is not ge's
+                self.assertIsNone(re.search(rf"\b{constant}\b", text),
+                                  f"{path.relative_to(REPO_ROOT)} names {constant}")
 
 
 class FormulaCompileErrorTest(SchemaTestCase):
@@ -136,30 +165,62 @@ class FormulaCompileErrorTest(SchemaTestCase):
         self.assertEqual(subprocess.run([str(self.folder / "main")]).returncode, 0)
 
 
-class OlderUnaryFamilyListsAgreeTest(unittest.TestCase):
-    """The pointwise.yaml family is not declared with `kernel:` yet: its enum
-    (kernels/cuda/pointwise_ops.h), name table and switch (kernels/cuda/unary_ops.cu) are kept
-    by hand, so this test at least fails when they disagree with each other."""
+class LoopsRunTheDeclaredDtypesTest(unittest.TestCase):
+    """Each dtype class a family offers is a DtypeSet its hand-written CPU loop and CUDA
+    launcher dispatch on (kFloatingTypes for `floating`, ...): a class added to the generator
+    but not to the loops fails here."""
 
-    def test_enum_names_and_switch_agree(self):
-        header = (REPO_ROOT / "kernels" / "cuda" / "pointwise_ops.h").read_text()
-        source = (REPO_ROOT / "kernels" / "cuda" / "unary_ops.cu").read_text()
-        enum = re.search(r"enum class UnaryOp : uint8_t \{([^}]*)\};", header)
-        self.assertIsNotNone(enum, "no enum class UnaryOp in kernels/cuda/pointwise_ops.h")
-        constants = re.findall(r"\w+", enum.group(1))
-        names = re.search(r"unary_name\(UnaryOp op\) \{\s*constexpr const char\* kNames\[\] = "
-                          r"\{([^}]*)\};", source)
-        self.assertIsNotNone(names, "no kNames table in unary_name (kernels/cuda/unary_ops.cu)")
-        self.assertEqual(re.findall(r'"(\w+)"', names.group(1)), [c.lower() for c in constants])
-        start = source.index("struct UnaryFunctor")
-        functor = source[start:source.index("\n};", start)]
-        cased = set(re.findall(r"case UnaryOp::(\w+):", functor))
-        self.assertEqual(sorted(cased), sorted(constants),
-                         "UnaryFunctor's switch misses or adds an operator")
-        schema = (REPO_ROOT / "schemas" / "pointwise.yaml").read_text()
-        for name in (c.lower() for c in constants):
-            self.assertRegex(schema, rf"(?m)^- func: {name}\.out\(",
-                             f"UnaryOp names '{name}', pointwise.yaml has no {name}.out")
+    @staticmethod
+    def body_of(text: str, signature: str) -> str:
+        match = re.search(signature + r".*?\n}\n", text, re.S)
+        return match.group(0) if match else ""
+
+    def test_every_class_is_dispatched_on_both_sides(self):
+        cpu_sources = "\n".join(p.read_text() for p in (REPO_ROOT / "kernels" / "cpu").glob("*"))
+        cuda_source = (REPO_ROOT / "kernels" / "cuda" / "pointwise_math_ops.cu").read_text()
+        for name, family in FAMILIES.items():
+            cpu = self.body_of(cpu_sources, rf"void {name}_out_cpu\(")
+            cuda = self.body_of(cuda_source, rf"void launch_{name}\(")
+            for side, body in (("CPU loop", cpu), ("CUDA launcher", cuda)):
+                with self.subTest(family=name, side=side):
+                    self.assertTrue(body, f"no {side} for family {name}")
+                    for dtype_class in family.dtype_classes:
+                        constant = f"k{dtype_class.capitalize()}Types"
+                        macro = f"TG_DISPATCH_{dtype_class.upper()}_TYPES"
+                        self.assertTrue(constant in body or macro in body,
+                                        f"the {side} of family {name} does not dispatch "
+                                        f"dtype class {dtype_class} ({constant})")
+
+
+class HandWrittenMetaAgreesTest(unittest.TestCase):
+    """`meta: custom` says that meta::<op>_out is hand-written (kernels/meta/): it must be there
+    exactly for those operators, else the library has none or two."""
+
+    def test_custom_meta_is_hand_written_and_no_other(self):
+        meta_sources = "\n".join(path.read_text() for path in (REPO_ROOT / "kernels" / "meta").glob("*.cpp"))
+        for name, kernel in schema_kernels():
+            defined = re.search(rf"TensorMeta meta::{name}_out\(", meta_sources) is not None
+            with self.subTest(operator=name):
+                self.assertEqual(defined, kernel.get("meta") == "custom",
+                                 f"meta::{name}_out is {'' if defined else 'not '}hand-written, "
+                                 f"but its schema entry says meta: {kernel.get('meta', 'family')}")
+
+
+class OldHandKeptListsAreGoneTest(unittest.TestCase):
+    """The enums, name tables, switches and dtype sets of pointwise.yaml's unary operators and
+    comparisons used to be kept by hand in kernels/cuda/pointwise_ops.h, unary_ops.cu and
+    binary_ops.cu; they are generated now."""
+
+    def test_no_hand_written_unary_enum_or_switch(self):
+        for path in (REPO_ROOT / "kernels").rglob("*"):
+            if path.suffix not in (".h", ".cpp", ".cu", ".cuh"):
+                continue
+            text = path.read_text()
+            with self.subTest(path=str(path.relative_to(REPO_ROOT))):
+                for enum in ("UnaryOp", "CompareOp"):
+                    self.assertNotRegex(text, rf"enum class \w*{enum}\b")
+                    self.assertNotRegex(text, rf"case {enum}::")
+                    self.assertNotRegex(text, rf"_name\({enum} op\) \{{")
 
 
 class KernelKeyTest(SchemaTestCase):
@@ -203,12 +264,12 @@ class KernelKeyTest(SchemaTestCase):
     def test_unknown_family_without_a_close_match_lists_them(self):
         self.assertErrors(UNARY_OUT + '  kernel: {family: gemm, formula: "x"}\n',
                           (3, "unknown kernel family 'gemm' in 'cbrt.out'; expected one of: "
-                              "float_unary, math_binary"))
+                              "float_unary, math_binary, unary, compare"))
 
     def test_missing_family(self):
         self.assertErrors(UNARY_OUT + '  kernel: {formula: "x"}\n',
                           (3, "'kernel' in 'cbrt.out' has no 'family'; expected one of "
-                              "float_unary, math_binary"))
+                              "float_unary, math_binary, unary, compare"))
 
     def test_missing_formula(self):
         self.assertErrors(UNARY_OUT + "  kernel: {family: float_unary}\n",
@@ -224,9 +285,86 @@ class KernelKeyTest(SchemaTestCase):
 
     def test_unknown_key_in_kernel(self):
         self.assertErrors(UNARY_OUT + "  kernel:\n    family: float_unary\n    formula: x\n"
-                                      "    vectorized: x\n",
-                          (6, "unknown key of 'kernel' 'vectorized' in 'cbrt.out'; expected one "
-                              "of: family, formula, dtypes"))
+                                      "    vectorised: x\n",
+                          (6, "unknown key of 'kernel' 'vectorised' in 'cbrt.out'; did you mean "
+                              "'vectorized'?"),
+                          )
+        self.assertErrors(UNARY_OUT + "  kernel:\n    family: float_unary\n    formula: x\n"
+                                      "    simd: x\n",
+                          (6, "unknown key of 'kernel' 'simd' in 'cbrt.out'; expected one "
+                              "of: family, formula, dtypes, vectorized, meta"))
+
+    def test_vectorized_on_a_family_without_a_vector_form(self):
+        self.assertErrors(UNARY_OUT + "  kernel:\n    family: float_unary\n    formula: x\n"
+                                      "    vectorized: True\n",
+                          (6, "'kernel: vectorized' in 'cbrt.out': family float_unary has no "
+                              "vectorised CPU form; families with one: unary"))
+
+    def test_vectorized_not_a_bool(self):
+        self.assertErrors(UNARY_OUT + "  kernel:\n    family: unary\n    dtypes: floating\n"
+                                      "    formula: x\n    vectorized: yes please\n",
+                          (7, "'kernel: vectorized' in 'cbrt.out' must be True or False, found "
+                              "'yes please'"))
+
+    def test_meta_neither_family_nor_custom(self):
+        self.assertErrors(UNARY_OUT + "  kernel:\n    family: unary\n    dtypes: floating\n"
+                                      "    formula: x\n    meta: custon\n",
+                          (7, "'kernel: meta' in 'cbrt.out' is 'custon'; expected 'family' (the "
+                              "family's meta function) or 'custom' (meta::<op>_out written by "
+                              "hand); did you mean 'custom'?"))
+
+    def test_comparison_signature(self):
+        self.assertErrors(BINARY_OUT + '  kernel: {family: compare, formula: "a < b"}\n',
+                          (3, "'hypot.out' does not have the signature of kernel family compare: "
+                              "expected 'hypot.Tensor_out(Tensor self, Tensor other, *, "
+                              "Tensor(a!) out) -> Tensor(a!)'"))
+
+    def test_a_new_comparison_is_bool(self):
+        registry = self.load("- func: lg.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) "
+                             "-> Tensor(a!)\n  structured: True\n"
+                             '  kernel: {family: compare, formula: "a < b || a > b"}\n')
+        self.assertEqual(dict(registry.get("lg.Tensor_out").dispatch),
+                         {"CPU": "lg_out_cpu", "CUDA": "lg_out_cuda"})
+        with tempfile.TemporaryDirectory() as out:
+            render.render_all(registry, REPO_ROOT / "templates", out)
+            header = (Path(out) / "PointwiseKernels.h").read_text()
+            cpu = (Path(out) / "PointwiseKernels.cpp").read_text()
+        self.assertIn("TG_HOST_DEVICE inline bool compare(CompareOp op, T a, T b) {", header)
+        self.assertIn("  return bool();\n}", header)
+        self.assertIn("TensorMeta meta::lg_Tensor_out(const Tensor& self, const Tensor& other) { "
+                      "return pointwise_math::compare_meta(CompareOp::Lg, self, other); }", cpu)
+        self.assertIn("void native::lg_out_cpu(const Tensor& self, const Tensor& other, const Tensor& out) { "
+                      "pointwise_math::compare_out_cpu<CompareOp::Lg>(self, other, out); }", cpu)
+
+    def test_unary_family_needs_dtypes(self):
+        self.assertErrors(UNARY_OUT + '  kernel: {family: unary, formula: "x"}\n',
+                          (3, "'kernel' in 'cbrt.out' has no 'dtypes'; family unary runs "
+                              "in one of: numeric, floating"))
+
+    def test_a_new_unary_operator_with_a_vector_path(self):
+        registry = self.load(UNARY_OUT + '  kernel: {family: unary, dtypes: floating, '
+                                         'formula: "hd::exp(x)", vectorized: True}\n'
+                             "- func: softsign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
+                             "  structured: True\n"
+                             '  kernel: {family: unary, dtypes: numeric, formula: "x", meta: custom}\n')
+        with tempfile.TemporaryDirectory() as out:
+            render.render_all(registry, REPO_ROOT / "templates", out)
+            header = (Path(out) / "PointwiseKernels.h").read_text()
+            cpu = (Path(out) / "PointwiseKernels.cpp").read_text()
+            cuda = (Path(out) / "PointwiseKernelsCUDA.cpp").read_text()
+        self.assertIn("enum class UnaryOp : uint8_t { Cbrt, Softsign };", header)
+        self.assertIn("case UnaryOp::Cbrt: return true;\n    case UnaryOp::Softsign: return false;", header)
+        self.assertRegex(header, r"inline T unary_vectorized\(UnaryOp op, T x\) \{\n  switch \(op\) \{\n"
+                                 r"    case UnaryOp::Cbrt:\n#line 3 .*\n      return hd::exp\(x\);\n"
+                                 r"#line \d+ .*\n    default:")
+        self.assertIn('#include "cpu/unary_family_loop.h"', cpu)
+        self.assertIn("void native::cbrt_out_cpu(const Tensor& self, const Tensor& out) { "
+                      "pointwise_math::unary_out_cpu<UnaryOp::Cbrt>(self, out); }", cpu)
+        self.assertIn("TensorMeta meta::cbrt_out(const Tensor& self) { "
+                      "return pointwise_math::unary_meta(UnaryOp::Cbrt, self); }", cpu)
+        self.assertNotIn("meta::softsign_out", cpu)  # meta: custom
+        self.assertIn("void native::softsign_out_cuda(const Tensor& self, const Tensor& out) { "
+                      "pointwise_math::unary_out_cuda(UnaryOp::Softsign, self, out); }", cuda)
 
     def test_binary_family_needs_dtypes(self):
         self.assertErrors(BINARY_OUT + '  kernel: {family: math_binary, formula: "a"}\n',
