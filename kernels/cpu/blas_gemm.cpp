@@ -44,8 +44,10 @@ namespace tg::cpu {
 //   the same thread count cut a product alike and agree bit for bit. Across thread counts a
 //   result can differ in its last bits where OpenBLAS runs a block through another kernel than
 //   the whole (its direct and small-matrix kernels are chosen by size), as OpenBLAS's own
-//   threading could before (its direct-kernel choice depends on its thread count). The GEMV
-//   of one-row products (Note [GEMV order]) keeps its fixed order on any thread count.
+//   threading could before (its direct-kernel choice depends on its thread count). Float
+//   products on tensorgen's own sgemm (Note [Choosing the float product]) have the same bits
+//   on any thread count (Note [Same bits however the product is cut]). The GEMV of one-row
+//   products (Note [GEMV order]) keeps its fixed order on any thread count.
 // The split costs the re-packing of the operand every block shares: a 256³ product cut into
 // 2 blocks on one core ran ~10-15% slower than one call, hence no split on one thread.
 

@@ -159,13 +159,16 @@ TG_TARGET_AVX512 void pack_b(bool trans, const float* b, int64_t ldb, int64_t kc
   }
 }
 
-// The register tile: acc(i, j) = sum over p < kc of a[p * kMR + i] * b[p * kNR + j] (packed
-// panels), then c = alpha * acc + beta * c (first block of k) or c += alpha * acc, for the
+// The register tile: acc(i, j) = sum over p < kc of a[p * kMR + i] * b[p * b_step + j] (a
+// packed panel), then c = alpha * acc + beta * c (first block of k) or c += alpha * acc, for the
 // first `rows` rows and `cols` columns of the tile.
-template <int kMR, int kNV>
-TG_TARGET_AVX512 void micro_tile(int64_t kc, const float* a, const float* b, int64_t rows, int64_t cols, float alpha,
-                                 float beta, bool first, float* c, int64_t ldc) {
-  constexpr int kNR = 16 * kNV;
+// kInPlace: b is op(b) itself, row p at b + p * b_step (Note [Reading b in place]), its
+// columns past `cols` masked off; else a packed panel, b_step = kNR.
+template <int kMR, int kNV, bool kInPlace>
+TG_TARGET_AVX512 void micro_tile(int64_t kc, const float* a, const float* b, int64_t b_step, int64_t rows,
+                                 int64_t cols, float alpha, float beta, bool first, float* c, int64_t ldc) {
+  __mmask16 mask[kNV];
+  for (int v = 0; v < kNV; ++v) mask[v] = lanes(cols - 16 * v);
   __m512 acc[kMR][kNV];
 #pragma GCC unroll 16
   for (int i = 0; i < kMR; ++i) {
@@ -177,10 +180,10 @@ TG_TARGET_AVX512 void micro_tile(int64_t kc, const float* a, const float* b, int
     for (int v = 0; v < kNV; ++v) _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + 16 * v), _MM_HINT_T0);
   }
 #pragma GCC unroll 4
-  for (int64_t p = 0; p < kc; ++p, a += kMR, b += kNR) {
+  for (int64_t p = 0; p < kc; ++p, a += kMR, b += b_step) {
     __m512 bv[kNV];
 #pragma GCC unroll 4
-    for (int v = 0; v < kNV; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
+    for (int v = 0; v < kNV; ++v) bv[v] = kInPlace ? _mm512_maskz_loadu_ps(mask[v], b + 16 * v) : _mm512_loadu_ps(b + 16 * v);
 #pragma GCC unroll 16
     for (int i = 0; i < kMR; ++i) {
       const __m512 ai = _mm512_set1_ps(a[i]);
@@ -188,8 +191,6 @@ TG_TARGET_AVX512 void micro_tile(int64_t kc, const float* a, const float* b, int
       for (int v = 0; v < kNV; ++v) acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
     }
   }
-  __mmask16 mask[kNV];
-  for (int v = 0; v < kNV; ++v) mask[v] = lanes(cols - 16 * v);
   const __m512 alphas = _mm512_set1_ps(alpha), betas = _mm512_set1_ps(beta);
   const bool read_c = !first || beta != 0.0f;
 #pragma GCC unroll 16
@@ -234,6 +235,15 @@ PackBuffers& pack_buffers() {
 }
 
 
+// Note [Reading b in place]
+// Packing b pays when its panels are read by many a panels, from L1, in a long product. A
+// small product with b untransposed (the kernel-shift convolution's 64 x 32 @ 32 x 128 strips,
+// Note [Kernel-shift convolution]) reads b's rows where they are instead: one block of k
+// (k <= kKC) and one a block (m <= kMC), so each row of b is read by each a panel from L1
+// after its first touch, and the copy (as many stores as the product has elements of b) is
+// saved. OpenBLAS's small-matrix kernels do the same for such products. The FMAs are the same
+// either way, so the choice changes no bit.
+
 // The whole product with kMR x (16 * kNV) register tiles (Note [A matrix product of our own]).
 template <int kMR, int kNV>
 TG_TARGET_AVX512 void blocked_product(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
@@ -245,19 +255,29 @@ TG_TARGET_AVX512 void blocked_product(bool trans_a, bool trans_b, int64_t m, int
   PackBuffers& buffers = pack_buffers();
   float* packed_a = buffers.a.get();
   float* packed_b = buffers.b.get();
+  const bool in_place = !trans_b && m <= kMC && k <= kKC;  // Note [Reading b in place]
   for (int64_t jc = 0; jc < n; jc += kNC) {
     const int64_t nc = std::min(kNC, n - jc);
     for (int64_t pc = 0; pc < k; pc += kKC) {
       const int64_t kc = std::min(kKC, k - pc);
-      pack_b<kNV>(trans_b, trans_b ? b + jc * ldb + pc : b + pc * ldb + jc, ldb, kc, nc, packed_b);
+      const float* b_block = trans_b ? b + jc * ldb + pc : b + pc * ldb + jc;
+      if (!in_place) pack_b<kNV>(trans_b, b_block, ldb, kc, nc, packed_b);
       for (int64_t ic = 0; ic < m; ic += kMC) {
         const int64_t mc = std::min(kMC, m - ic);
-        pack_a<kMR>(trans_a, trans_a ? a + pc * lda + ic : a + ic * lda + pc, lda, mc, kc, packed_a);
+        const float* a_block = trans_a ? a + pc * lda + ic : a + ic * lda + pc;
+        pack_a<kMR>(trans_a, a_block, lda, mc, kc, packed_a);
         for (int64_t jr = 0; jr < nc; jr += kNR) {
+          const int64_t cols = std::min<int64_t>(kNR, nc - jr);
           for (int64_t ir = 0; ir < mc; ir += kMR) {
-            micro_tile<kMR, kNV>(kc, packed_a + ir * kc, packed_b + jr * kc, std::min<int64_t>(kMR, mc - ir),
-                                 std::min<int64_t>(kNR, nc - jr), alpha, beta, pc == 0,
-                                 c + (ic + ir) * ldc + jc + jr, ldc);
+            const int64_t rows = std::min<int64_t>(kMR, mc - ir);
+            float* c_tile = c + (ic + ir) * ldc + jc + jr;
+            if (in_place) {
+              micro_tile<kMR, kNV, true>(kc, packed_a + ir * kc, b_block + jr, ldb, rows, cols, alpha, beta, pc == 0,
+                                         c_tile, ldc);
+            } else {
+              micro_tile<kMR, kNV, false>(kc, packed_a + ir * kc, packed_b + jr * kc, kNR, rows, cols, alpha, beta,
+                                          pc == 0, c_tile, ldc);
+            }
           }
         }
       }
