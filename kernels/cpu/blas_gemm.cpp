@@ -92,11 +92,7 @@ void gemm_block(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, cons
 constexpr auto library_block = [](auto... args) { gemm_block(args...); };
 
 // tensorgen's own float product on one block (Note [Choosing the float product]).
-void our_sgemm_block(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-                     const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  count_tensorgen_sgemm_block();
-  sgemm_avx512(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
+constexpr auto our_sgemm_block = [](auto... args) { sgemm_avx512(args...); };
 
 // Runs `gemm_block` (one of the above) on each block of the cut.
 template <typename T, typename Block>
@@ -164,6 +160,7 @@ void blas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, floa
                int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   // Chosen here, outside the parallel region: a malformed TG_CPU_GEMM throws from this call.
   if (cpu_gemm() == CpuGemm::kTensorgen) {
+    count_tensorgen_sgemm_product();
     split_gemm(our_sgemm_block, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   } else {
     split_gemm(library_block, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);

@@ -162,13 +162,18 @@ TG_TARGET_AVX512 void pack_b(bool trans, const float* b, int64_t ldb, int64_t kc
 // The register tile: acc(i, j) = sum over p < kc of a[p * kMR + i] * b[p * b_step + j] (a
 // packed panel), then c = alpha * acc + beta * c (first block of k) or c += alpha * acc, for the
 // first `rows` rows and `cols` columns of the tile.
-// kInPlace: b is op(b) itself, row p at b + p * b_step (Note [Reading b in place]), its
-// columns past `cols` masked off; else a packed panel, b_step = kNR.
-template <int kMR, int kNV, bool kInPlace>
-TG_TARGET_AVX512 void micro_tile(int64_t kc, const float* a, const float* b, int64_t b_step, int64_t rows,
-                                 int64_t cols, float alpha, float beta, bool first, float* c, int64_t ldc) {
+// kInPlace: b is op(b) itself, row p at b + p * b_step, its columns past `cols` masked off,
+// and with kAInPlace a is op(a) itself, untransposed, row i at a + i * lda (Note [Reading b
+// in place]); else packed panels, b_step = kNR.
+template <int kMR, int kNV, bool kInPlace, bool kAInPlace = false>
+TG_TARGET_AVX512 void micro_tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t b_step,
+                                 int64_t rows, int64_t cols, float alpha, float beta, bool first, float* c,
+                                 int64_t ldc) {
   __mmask16 mask[kNV];
   for (int v = 0; v < kNV; ++v) mask[v] = lanes(cols - 16 * v);
+  // a's rows read in place; rows past the last repeat it (computed, never stored).
+  const float* a_rows[kMR];
+  for (int i = 0; i < kMR; ++i) a_rows[i] = a + std::min<int64_t>(i, rows - 1) * lda;
   __m512 acc[kMR][kNV];
 #pragma GCC unroll 16
   for (int i = 0; i < kMR; ++i) {
@@ -180,13 +185,13 @@ TG_TARGET_AVX512 void micro_tile(int64_t kc, const float* a, const float* b, int
     for (int v = 0; v < kNV; ++v) _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + 16 * v), _MM_HINT_T0);
   }
 #pragma GCC unroll 4
-  for (int64_t p = 0; p < kc; ++p, a += kMR, b += b_step) {
+  for (int64_t p = 0; p < kc; ++p, b += b_step) {
     __m512 bv[kNV];
 #pragma GCC unroll 4
     for (int v = 0; v < kNV; ++v) bv[v] = kInPlace ? _mm512_maskz_loadu_ps(mask[v], b + 16 * v) : _mm512_loadu_ps(b + 16 * v);
 #pragma GCC unroll 16
     for (int i = 0; i < kMR; ++i) {
-      const __m512 ai = _mm512_set1_ps(a[i]);
+      const __m512 ai = _mm512_set1_ps(kAInPlace ? a_rows[i][p] : a[p * kMR + i]);
 #pragma GCC unroll 4
       for (int v = 0; v < kNV; ++v) acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
     }
@@ -241,8 +246,10 @@ PackBuffers& pack_buffers() {
 // Note [Kernel-shift convolution]) reads b's rows where they are instead: one block of k
 // (k <= kKC) and one a block (m <= kMC), so each row of b is read by each a panel from L1
 // after its first touch, and the copy (as many stores as the product has elements of b) is
-// saved. OpenBLAS's small-matrix kernels do the same for such products. The FMAs are the same
-// either way, so the choice changes no bit.
+// saved. With 8-row tiles a is read in place too (when untransposed): the 8 row pointers fit
+// in registers (14 do not), and its packing was 6-8% of those convolution products. OpenBLAS's
+// small-matrix kernels read such products unpacked as well. The FMAs are the same either way,
+// so the choice changes no bit.
 
 // The whole product with kMR x (16 * kNV) register tiles (Note [A matrix product of our own]).
 template <int kMR, int kNV>
@@ -256,6 +263,7 @@ TG_TARGET_AVX512 void blocked_product(bool trans_a, bool trans_b, int64_t m, int
   float* packed_a = buffers.a.get();
   float* packed_b = buffers.b.get();
   const bool in_place = !trans_b && m <= kMC && k <= kKC;  // Note [Reading b in place]
+  const bool a_in_place = in_place && !trans_a && kMR <= 8;
   for (int64_t jc = 0; jc < n; jc += kNC) {
     const int64_t nc = std::min(kNC, n - jc);
     for (int64_t pc = 0; pc < k; pc += kKC) {
@@ -265,18 +273,21 @@ TG_TARGET_AVX512 void blocked_product(bool trans_a, bool trans_b, int64_t m, int
       for (int64_t ic = 0; ic < m; ic += kMC) {
         const int64_t mc = std::min(kMC, m - ic);
         const float* a_block = trans_a ? a + pc * lda + ic : a + ic * lda + pc;
-        pack_a<kMR>(trans_a, a_block, lda, mc, kc, packed_a);
+        if (!a_in_place) pack_a<kMR>(trans_a, a_block, lda, mc, kc, packed_a);
         for (int64_t jr = 0; jr < nc; jr += kNR) {
           const int64_t cols = std::min<int64_t>(kNR, nc - jr);
           for (int64_t ir = 0; ir < mc; ir += kMR) {
             const int64_t rows = std::min<int64_t>(kMR, mc - ir);
             float* c_tile = c + (ic + ir) * ldc + jc + jr;
-            if (in_place) {
-              micro_tile<kMR, kNV, true>(kc, packed_a + ir * kc, b_block + jr, ldb, rows, cols, alpha, beta, pc == 0,
-                                         c_tile, ldc);
+            if (a_in_place) {
+              micro_tile<kMR, kNV, true, true>(kc, a_block + ir * lda, lda, b_block + jr, ldb, rows, cols, alpha,
+                                               beta, pc == 0, c_tile, ldc);
+            } else if (in_place) {
+              micro_tile<kMR, kNV, true>(kc, packed_a + ir * kc, kMR, b_block + jr, ldb, rows, cols, alpha, beta,
+                                         pc == 0, c_tile, ldc);
             } else {
-              micro_tile<kMR, kNV, false>(kc, packed_a + ir * kc, packed_b + jr * kc, kNR, rows, cols, alpha, beta,
-                                          pc == 0, c_tile, ldc);
+              micro_tile<kMR, kNV, false>(kc, packed_a + ir * kc, kMR, packed_b + jr * kc, kNR, rows, cols, alpha,
+                                          beta, pc == 0, c_tile, ldc);
             }
           }
         }

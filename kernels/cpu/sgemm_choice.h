@@ -29,10 +29,10 @@ void set_cpu_gemm(CpuGemm choice);
 // "tensorgen" or "openblas".
 const char* cpu_gemm_name(CpuGemm choice);
 
-// How many blocks tensorgen's sgemm has computed in this process (one per block of the cut:
-// Note [One thread pool]), and blas_gemm's count of one more. For tests, which check that the
-// choice is obeyed.
-int64_t tensorgen_sgemm_blocks();
-void count_tensorgen_sgemm_block();
+// How many products started on this thread have run on tensorgen's sgemm (per thread, so that
+// products on several threads do not share a counter's cache line), and blas_gemm's count of
+// one more. For tests, which check that the choice is obeyed.
+int64_t tensorgen_sgemm_products();
+void count_tensorgen_sgemm_product();
 
 }  // namespace tg::cpu

@@ -227,9 +227,9 @@ TEST_CASE("sgemm: the switch runs the chosen code, and both give the reference's
     CHECK(tg::cpu::cpu_gemm() == (runs_ours ? tg::cpu::CpuGemm::kTensorgen : tg::cpu::CpuGemm::kOpenblas));
     ThreadCount count(2);
     Problem p(true, false, 300, 70, 129, 2, 5);  // cut in two blocks on two threads
-    const int64_t blocks_before = tg::cpu::tensorgen_sgemm_blocks();
+    const int64_t products_before = tg::cpu::tensorgen_sgemm_products();
     check_against_reference(p, 1.5f, 0.0f, through_blas_gemm);
-    CHECK(tg::cpu::tensorgen_sgemm_blocks() - blocks_before == (runs_ours ? 2 : 0));
+    CHECK(tg::cpu::tensorgen_sgemm_products() - products_before == (runs_ours ? 1 : 0));
     if (requested == tg::cpu::CpuGemm::kTensorgen && !runs_ours) {
       MESSAGE("tensorgen's product not run: this CPU, or TG_CPU_CAPABILITY, has no AVX-512");
     }
