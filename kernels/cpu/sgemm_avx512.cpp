@@ -137,7 +137,8 @@ TG_TARGET_AVX512 void pack_b(bool trans, const float* b, int64_t ldb, int64_t kc
     if (!trans) {  // op(b)(p, j) = b[p * ldb + j]: rows of consecutive floats
       for (int64_t p = 0; p < kc; ++p) {
         for (int v = 0; v < kNV; ++v) {
-          _mm512_storeu_ps(dst + p * kNR + 16 * v, _mm512_maskz_loadu_ps(lanes(cols - 16 * v), b + p * ldb + s0 + 16 * v));
+          const __m512 row = _mm512_maskz_loadu_ps(lanes(cols - 16 * v), b + p * ldb + s0 + 16 * v);
+          _mm512_storeu_ps(dst + p * kNR + 16 * v, row);
         }
       }
       continue;
@@ -165,10 +166,11 @@ TG_TARGET_AVX512 void pack_b(bool trans, const float* b, int64_t ldb, int64_t kc
 // kInPlace: b is op(b) itself, row p at b + p * b_step, its columns past `cols` masked off,
 // and with kAInPlace a is op(a) itself, untransposed, row i at a + i * lda (Note [Reading b
 // in place]); else packed panels, b_step = kNR.
-template <int kMR, int kNV, bool kInPlace, bool kAInPlace = false>
+// With kRowTable (and kInPlace), row p of b is at b + b_rows[p] instead.
+template <int kMR, int kNV, bool kInPlace, bool kAInPlace = false, bool kRowTable = false>
 TG_TARGET_AVX512 void micro_tile(int64_t kc, const float* a, int64_t lda, const float* b, int64_t b_step,
-                                 int64_t rows, int64_t cols, float alpha, float beta, bool first, float* c,
-                                 int64_t ldc) {
+                                 const int64_t* b_rows, int64_t rows, int64_t cols, float alpha, float beta,
+                                 bool first, float* c, int64_t ldc) {
   __mmask16 mask[kNV];
   for (int v = 0; v < kNV; ++v) mask[v] = lanes(cols - 16 * v);
   // a's rows read in place; rows past the last repeat it (computed, never stored).
@@ -186,9 +188,12 @@ TG_TARGET_AVX512 void micro_tile(int64_t kc, const float* a, int64_t lda, const 
   }
 #pragma GCC unroll 4
   for (int64_t p = 0; p < kc; ++p, b += b_step) {
+    const float* b_row = kRowTable ? b + b_rows[p] : b;
     __m512 bv[kNV];
 #pragma GCC unroll 4
-    for (int v = 0; v < kNV; ++v) bv[v] = kInPlace ? _mm512_maskz_loadu_ps(mask[v], b + 16 * v) : _mm512_loadu_ps(b + 16 * v);
+    for (int v = 0; v < kNV; ++v) {
+      bv[v] = kInPlace ? _mm512_maskz_loadu_ps(mask[v], b_row + 16 * v) : _mm512_loadu_ps(b_row + 16 * v);
+    }
 #pragma GCC unroll 16
     for (int i = 0; i < kMR; ++i) {
       const __m512 ai = _mm512_set1_ps(kAInPlace ? a_rows[i][p] : a[p * kMR + i]);
@@ -252,23 +257,26 @@ PackBuffers& pack_buffers() {
 // so the choice changes no bit.
 
 // The whole product with kMR x (16 * kNV) register tiles (Note [A matrix product of our own]).
+// b_rows: nullptr, or the row table of sgemm_avx512_row_table (trans_b false, ldb unused).
 template <int kMR, int kNV>
 TG_TARGET_AVX512 void blocked_product(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
-                                      const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-                                      int64_t ldc) {
+                                      const float* a, int64_t lda, const float* b, int64_t ldb,
+                                      const int64_t* b_rows, float beta, float* c, int64_t ldc) {
   constexpr int64_t kNR = 16 * kNV;
   constexpr int64_t kMC = kMaxMC / kMR * kMR;  // whole panels
   constexpr int64_t kNC = kMaxNC / kNR * kNR;
   PackBuffers& buffers = pack_buffers();
   float* packed_a = buffers.a.get();
   float* packed_b = buffers.b.get();
-  const bool in_place = !trans_b && m <= kMC && k <= kKC;  // Note [Reading b in place]
+  // Note [Reading b in place]
+  const bool in_place = b_rows != nullptr || (!trans_b && m <= kMC && k <= kKC);
   const bool a_in_place = in_place && !trans_a && kMR <= 8;
   for (int64_t jc = 0; jc < n; jc += kNC) {
     const int64_t nc = std::min(kNC, n - jc);
     for (int64_t pc = 0; pc < k; pc += kKC) {
       const int64_t kc = std::min(kKC, k - pc);
-      const float* b_block = trans_b ? b + jc * ldb + pc : b + pc * ldb + jc;
+      const float* b_block = b_rows != nullptr ? b + jc : trans_b ? b + jc * ldb + pc : b + pc * ldb + jc;
+      const int64_t* rows_block = b_rows != nullptr ? b_rows + pc : nullptr;
       if (!in_place) pack_b<kNV>(trans_b, b_block, ldb, kc, nc, packed_b);
       for (int64_t ic = 0; ic < m; ic += kMC) {
         const int64_t mc = std::min(kMC, m - ic);
@@ -279,15 +287,22 @@ TG_TARGET_AVX512 void blocked_product(bool trans_a, bool trans_b, int64_t m, int
           for (int64_t ir = 0; ir < mc; ir += kMR) {
             const int64_t rows = std::min<int64_t>(kMR, mc - ir);
             float* c_tile = c + (ic + ir) * ldc + jc + jr;
-            if (a_in_place) {
-              micro_tile<kMR, kNV, true, true>(kc, a_block + ir * lda, lda, b_block + jr, ldb, rows, cols, alpha,
-                                               beta, pc == 0, c_tile, ldc);
+            const bool first = pc == 0;
+            if (rows_block != nullptr && a_in_place) {
+              micro_tile<kMR, kNV, true, true, true>(kc, a_block + ir * lda, lda, b_block + jr, 0, rows_block, rows,
+                                                     cols, alpha, beta, first, c_tile, ldc);
+            } else if (rows_block != nullptr) {
+              micro_tile<kMR, kNV, true, false, true>(kc, packed_a + ir * kc, kMR, b_block + jr, 0, rows_block, rows,
+                                                      cols, alpha, beta, first, c_tile, ldc);
+            } else if (a_in_place) {
+              micro_tile<kMR, kNV, true, true>(kc, a_block + ir * lda, lda, b_block + jr, ldb, nullptr, rows, cols,
+                                               alpha, beta, first, c_tile, ldc);
             } else if (in_place) {
-              micro_tile<kMR, kNV, true>(kc, packed_a + ir * kc, kMR, b_block + jr, ldb, rows, cols, alpha, beta,
-                                         pc == 0, c_tile, ldc);
+              micro_tile<kMR, kNV, true>(kc, packed_a + ir * kc, kMR, b_block + jr, ldb, nullptr, rows, cols, alpha,
+                                         beta, first, c_tile, ldc);
             } else {
-              micro_tile<kMR, kNV, false>(kc, packed_a + ir * kc, kMR, packed_b + jr * kc, kNR, rows, cols, alpha,
-                                          beta, pc == 0, c_tile, ldc);
+              micro_tile<kMR, kNV, false>(kc, packed_a + ir * kc, kMR, packed_b + jr * kc, kNR, nullptr, rows, cols,
+                                          alpha, beta, first, c_tile, ldc);
             }
           }
         }
@@ -327,22 +342,37 @@ Tile tile_for(int64_t m, int64_t n) {
   return best;
 }
 
-}  // namespace
-
-void sgemm_avx512(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+// Runs the product in the tile chosen for its shape (Note [Choosing the tile]).
+void dispatch(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+              const float* b, int64_t ldb, const int64_t* b_rows, float beta, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0 || alpha == 0.0f) {
     scale_c(m, n, beta, c, ldc);
     return;
   }
   switch (tile_for(m, n)) {
-    case Tile::k16x16: return blocked_product<16, 1>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    case Tile::k8x32: return blocked_product<8, 2>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    case Tile::k12x32: return blocked_product<12, 2>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    case Tile::k14x32: break;
+    case Tile::k16x16:
+      return blocked_product<16, 1>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, b_rows, beta, c, ldc);
+    case Tile::k8x32:
+      return blocked_product<8, 2>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, b_rows, beta, c, ldc);
+    case Tile::k12x32:
+      return blocked_product<12, 2>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, b_rows, beta, c, ldc);
+    case Tile::k14x32:
+      break;
   }
-  blocked_product<14, 2>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  blocked_product<14, 2>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, b_rows, beta, c, ldc);
+}
+
+}  // namespace
+
+void sgemm_avx512(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  dispatch(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, nullptr, beta, c, ldc);
+}
+
+void sgemm_avx512_row_table(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                            const float* b, const int64_t* b_rows, float beta, float* c, int64_t ldc) {
+  dispatch(false, false, m, n, k, alpha, a, lda, b, 0, b_rows, beta, c, ldc);
 }
 
 }  // namespace tg::cpu

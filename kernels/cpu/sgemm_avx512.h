@@ -18,4 +18,11 @@ namespace tg::cpu {
 void sgemm_avx512(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                   int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
+// c = alpha * a @ B + beta * c, with a [m, k] row-major (leading dimension lda) and row p of
+// B the n floats at b + b_rows[p]: a product whose b rows lie anywhere, such as the shifted
+// image rows of every kernel offset of a convolution at once (Note [One product per strip],
+// conv_kernel_shifts.cpp). The same arithmetic as sgemm_avx512 with those rows.
+void sgemm_avx512_row_table(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                            const float* b, const int64_t* b_rows, float beta, float* c, int64_t ldc);
+
 }  // namespace tg::cpu

@@ -1,9 +1,9 @@
 // Tests of tensorgen's own float product (kernels/cpu/sgemm_avx512.cpp, Note [A matrix product
 // of our own]) and of its choice (Note [Choosing the float product]): the product against a
 // double-precision reference over many shapes, transposes, leading dimensions and alpha/beta;
-// the same bits at 1, 2 and 3 threads; TG_CPU_GEMM's parsing; and the switch between ours and
-// OpenBLAS. Under TG_CPU_CAPABILITY=avx2 / baseline (unit_kernels_avx2, _baseline) ours is off
-// and the tests of it report a skip.
+// the same bits at 1, 2 and 3 threads; the product with a table of b rows (the convolution's);
+// TG_CPU_GEMM's parsing; and the switch between ours and OpenBLAS. Under TG_CPU_CAPABILITY=avx2
+// or baseline (unit_kernels_avx2, _baseline) ours is off and the tests of it report a skip.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -233,5 +233,47 @@ TEST_CASE("sgemm: the switch runs the chosen code, and both give the reference's
     if (requested == tg::cpu::CpuGemm::kTensorgen && !runs_ours) {
       MESSAGE("tensorgen's product not run: this CPU, or TG_CPU_CAPABILITY, has no AVX-512");
     }
+  }
+}
+
+TEST_CASE("sgemm: a product whose b rows come from a table equals the double-precision reference") {
+  if (!tg::cpu::tensorgen_sgemm_supported()) {
+    MESSAGE("skipped: this CPU, or TG_CPU_CAPABILITY, has no AVX-512");
+    return;
+  }
+  struct Shape {
+    int64_t m, n, k;
+  };
+  // Every tile height, odd sizes, and k over two blocks (as a 3 x 3 convolution of 32 channels).
+  for (const Shape& s : {Shape{64, 128, 288}, Shape{5, 37, 19}, Shape{29, 70, 300}, Shape{15, 9, 3}}) {
+    CAPTURE(s.m);
+    CAPTURE(s.n);
+    CAPTURE(s.k);
+    std::mt19937 rng(static_cast<unsigned>(s.m * 1000 + s.k));
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    const int64_t lda = s.k + 3, ldc = s.n + 2, pool = 4 * s.n + 50;  // b's rows overlap within the pool
+    std::vector<float> a(static_cast<size_t>(s.m * lda)), b(static_cast<size_t>(pool));
+    std::vector<int64_t> rows(static_cast<size_t>(s.k));
+    for (float& x : a) x = uniform(rng);
+    for (float& x : b) x = uniform(rng);
+    for (int64_t& r : rows) r = static_cast<int64_t>(rng() % static_cast<unsigned>(pool - s.n + 1));
+    std::vector<float> c(static_cast<size_t>(s.m * ldc), kPadding);
+    tg::cpu::sgemm_avx512_row_table(s.m, s.n, s.k, 1.0f, a.data(), lda, b.data(), rows.data(), 0.0f, c.data(), ldc);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < s.m; ++i) {
+      for (int64_t j = 0; j < s.n; ++j) {
+        double sum = 0, magnitude = 0;
+        for (int64_t p = 0; p < s.k; ++p) {
+          const double term = static_cast<double>(a[i * lda + p]) * static_cast<double>(b[rows[p] + j]);
+          sum += term;
+          magnitude += std::fabs(term);
+        }
+        const double bound =
+            4.0 * (static_cast<double>(s.k) + 2.0) * std::numeric_limits<float>::epsilon() * magnitude + 1e-30;
+        wrong += std::fabs(c[i * ldc + j] - sum) <= bound ? 0 : 1;
+      }
+      for (int64_t j = s.n; j < ldc; ++j) wrong += c[i * ldc + j] == kPadding ? 0 : 1;
+    }
+    CHECK(wrong == 0);
   }
 }
