@@ -18,16 +18,18 @@ namespace tg::cpu {
 // BLIS scheme, written for AVX-512F:
 // - The micro-kernel keeps a kMR x kNR tile of c in zmm registers (kMR rows of kNV vectors of
 //   16 floats) and, for each p of a block of k, loads kNV vectors of b's row p and multiplies
-//   them by each of kMR elements of a's column p, broadcast from memory into the FMA. 14 x 32
-//   (28 accumulators, 2 vectors of b, 30 of the 32 registers) measured fastest here of 14 x 32,
-//   8 x 48 and 6 x 64 (docs/cpu-kernels.md has the figures): it has the most FMAs per load.
+//   them by each of kMR elements of a's column p, broadcast from memory. 14 x 32 (28
+//   accumulators, 2 vectors of b, 30 of the 32 registers) measured fastest here of 14 x 32,
+//   12 x 32, 8 x 32, 8 x 48, 6 x 64 and 16 x 16 (docs/cpu-kernels.md has the figures); other
+//   heights serve shapes that 14 rows fit badly (Note [Choosing the tile]).
 // - Packing copies a kMC x kKC block of op(a) into panels of kMR rows (the kMR elements of one
 //   column p side by side), and a kKC x kNC block of op(b) into panels of kNR columns, so that
 //   the micro-kernel reads both as consecutive memory whatever the transposes and leading
 //   dimensions. Transposed layouts are packed through 16 x 16 in-register transposes.
-// - Blocking: a b panel (kKC x kNR floats, 32 KiB) stays in L1 (48 KiB here) while the
-//   micro-kernel runs down the a block (kMC x kKC, 336 KiB) in L2 (2 MiB per core); the b block
-//   (kKC x kNC, 2 MiB) is read from L2 / L3 once per a block.
+// - Blocking: a b panel (kKC x 32 floats, 32 KiB) stays in L1 (48 KiB here) while the
+//   micro-kernel runs down the a block (up to kMaxMC x kKC, 336 KiB) in L2 (2 MiB per core);
+//   the b block (kKC x kMaxNC, 2 MiB) is read from L2 / L3 once per a block. The tile
+//   prefetches its rows of c while it runs (5% on 1024^3).
 // - Edges: a's packed panels are zero past the last row (the tile computes them and does not
 //   store them); columns past the last are masked in b's loads and in c's loads and stores, so
 //   nothing outside the operands is read or written.
