@@ -45,6 +45,8 @@ namespace tg::cpu {
 // eager and a static graph, which call this same function, agree bit for bit.
 namespace {
 
+// The deepest untransposed b read in place (Note [Reading b in place]).
+constexpr int64_t kMaxInPlaceK = 64;
 // The same block of k for every tile shape: Note [Same bits however the product is cut].
 constexpr int64_t kKC = 256;      // a b panel of kKC x 32 floats fills 2/3 of L1
 constexpr int64_t kMaxMC = 336;   // rows of the packed a block (L2)
@@ -249,14 +251,15 @@ PackBuffers& pack_buffers() {
 
 // Note [Reading b in place]
 // Packing b pays when its panels are read by many a panels, from L1, in a long product. A
-// small product with b untransposed (the kernel-shift convolution's 64 x 32 @ 32 x 128 strips,
-// Note [Kernel-shift convolution]) reads b's rows where they are instead: one block of k
-// (k <= kKC) and one a block (m <= kMC), so each row of b is read by each a panel from L1
-// after its first touch, and the copy (as many stores as the product has elements of b) is
-// saved. With 8-row tiles a is read in place too (when untransposed): the 8 row pointers fit
-// in registers (14 do not), and its packing was 6-8% of those convolution products. OpenBLAS's
-// small-matrix kernels read such products unpacked as well. The FMAs are the same either way,
-// so the choice changes no bit.
+// small product with b untransposed, k <= kMaxInPlaceK and one a block (m <= kMC), reads b's
+// rows where they are instead: each row of b is read by each a panel from L1 after its first
+// touch, and the copy is saved. Deeper b is packed: its rows at a leading dimension of a
+// multiple of 1024 floats all fall in the same L1 sets, and a 128 x 1024 x 256 product read in
+// place ran 5-15% slower than packed. With 8-row tiles an untransposed a is read in place too:
+// the 8 row pointers fit in registers (14 do not), and its packing had been 6-8% of the
+// kernel-shift convolution's 64 x 128 x 32 products. A product whose b rows come from a table
+// (sgemm_avx512_row_table) is always read in place. The FMAs are the same either way, so the
+// choice changes no bit.
 
 // The whole product with kMR x (16 * kNV) register tiles (Note [A matrix product of our own]).
 // b_rows: nullptr, or the row table of sgemm_avx512_row_table (trans_b false, ldb unused).
@@ -271,7 +274,7 @@ TG_TARGET_AVX512 void blocked_product(bool trans_a, bool trans_b, int64_t m, int
   float* packed_a = buffers.a.get();
   float* packed_b = buffers.b.get();
   // Note [Reading b in place]
-  const bool in_place = b_rows != nullptr || (!trans_b && m <= kMC && k <= kKC);
+  const bool in_place = b_rows != nullptr || (!trans_b && m <= kMC && k <= kMaxInPlaceK);
   const bool a_in_place = in_place && !trans_a && kMR <= 8;
   for (int64_t jc = 0; jc < n; jc += kNC) {
     const int64_t nc = std::min(kNC, n - jc);
