@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <new>
 
 #include "cpu/vec.h"  // TG_TARGET_AVX512
 
@@ -240,7 +241,9 @@ struct PackBuffers {
   std::unique_ptr<float, FreeDeleter> a, b;
   PackBuffers()
       : a(static_cast<float*>(std::aligned_alloc(64, sizeof(float) * kMaxMC * kKC))),
-        b(static_cast<float*>(std::aligned_alloc(64, sizeof(float) * kMaxNC * kKC))) {}
+        b(static_cast<float*>(std::aligned_alloc(64, sizeof(float) * kMaxNC * kKC))) {
+    if (a == nullptr || b == nullptr) throw std::bad_alloc();  // as a failed new would
+  }
 };
 
 PackBuffers& pack_buffers() {
