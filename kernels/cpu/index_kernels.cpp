@@ -8,6 +8,7 @@
 #include "core/wrap_dim.h"
 #include "cpu/convert.h"
 #include "cpu/copy.h"
+#include "cpu/streaming_store.h"
 #include "dim_blocks.h"
 #include "dtype_dispatch.h"
 #include "index_rules.h"
@@ -15,6 +16,13 @@
 #include "scalar_math.h"
 
 namespace tg {
+
+namespace {
+
+// From this output size on, index_select streams its rows (as a scan does).
+constexpr int64_t kGatherStreamingMinBytes = int64_t{4} << 20;
+
+}  // namespace
 
 Tensor native::index_select_cpu(const Tensor& self, int64_t dim, const Tensor& index) {
   dim = maybe_wrap_dim(dim, self.dim(), "index_select");
@@ -29,11 +37,22 @@ Tensor native::index_select_cpu(const Tensor& self, int64_t dim, const Tensor& i
   const size_t row_bytes = static_cast<size_t>(in.inner * input.element_size());
   const char* src = static_cast<const char*>(input.data_ptr());
   char* dst = static_cast<char*>(out.data_ptr());
+  // A large gather (embedding's lookups) writes its rows with streaming stores: see
+  // Note [Streaming the scan's output] (scan_sort_kernels.cpp) for why.
+  const bool streaming = static_cast<int64_t>(out.nbytes()) >= kGatherStreamingMinBytes &&
+                         cpu::streamable(dst, static_cast<int64_t>(row_bytes));
   for (int64_t o = 0; o < in.outer; ++o) {
     for (int64_t k = 0; k < count; ++k) {
-      std::memcpy(dst + (o * count + k) * row_bytes, src + (o * in.size + idx[k]) * row_bytes, row_bytes);
+      char* to = dst + (o * count + k) * row_bytes;
+      const char* from = src + (o * in.size + idx[k]) * row_bytes;
+      if (streaming) {
+        cpu::store_streaming(to, from, static_cast<int64_t>(row_bytes));
+      } else {
+        std::memcpy(to, from, row_bytes);
+      }
     }
   }
+  if (streaming) cpu::stream_fence();
   return out;
 }
 

@@ -6,13 +6,10 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "core/dim_vector.h"
 #include "cpu/launch.h"
 #include "cpu/parallel.h"
+#include "cpu/streaming_store.h"
 
 namespace tg::cpu {
 
@@ -50,31 +47,19 @@ struct TransposePlan {
 
 // Writes one full tile row (kTile elements) to 16-byte aligned `out`, bypassing the caches.
 template <typename T>
-void store_streaming(T* out, const T* row) {
-#if defined(__SSE2__)
+void store_tile_row_streaming(T* out, const T* row) {
   static_assert(kTile * sizeof(T) % 16 == 0);
-  for (size_t byte = 0; byte < kTile * sizeof(T); byte += 16) {
-    _mm_stream_si128(reinterpret_cast<__m128i*>(reinterpret_cast<char*>(out) + byte),
-                     _mm_load_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const char*>(row) + byte)));
-  }
-#else
-  std::memcpy(out, row, kTile * sizeof(T));
-#endif
+  store_streaming(out, row, kTile * sizeof(T));
 }
 
-// Whether the tile rows of a copy into `dst` may use store_streaming: elements of 4 or 8
+// Whether the tile rows of a copy into `dst` may be streamed: elements of 4 or 8
 // bytes (whole lines per tile row), a large copy, and every tile row 16-byte aligned.
 template <typename T>
 bool use_streaming(const TransposePlan& plan, const T* dst) {
-#if defined(__SSE2__)
-  if (sizeof(T) < 4 || plan.total_bytes < kStreamingMinBytes) return false;
+  if (sizeof(T) < 4 || plan.total_bytes < kStreamingMinBytes || !streamable(dst, 16)) return false;
   const auto aligned = [](int64_t stride) { return stride * static_cast<int64_t>(sizeof(T)) % 16 == 0; };
-  return reinterpret_cast<uintptr_t>(dst) % 16 == 0 && aligned(plan.dst_across_stride) &&
+  return aligned(plan.dst_across_stride) &&
          std::all_of(plan.outer_dst_strides.begin(), plan.outer_dst_strides.end(), aligned);
-#else
-  (void)plan, (void)dst;
-  return false;
-#endif
 }
 
 template <typename T>
@@ -107,16 +92,14 @@ void run_tiles(const TransposePlan& plan, T* dst, const T* src) {
       for (int64_t a = 0; a < across_count; ++a) {
         T* out = dst + dst_base + (across0 + a) * plan.dst_across_stride + inner0;
         if (streaming && inner_count == kTile) {
-          store_streaming(out, buffer[a]);
+          store_tile_row_streaming(out, buffer[a]);
         } else {
           std::memcpy(out, buffer[a], static_cast<size_t>(inner_count) * sizeof(T));
         }
       }
     }
-#if defined(__SSE2__)
     // Each thread orders its own streaming stores before the join that publishes dst.
-    if (streaming) _mm_sfence();
-#endif
+    if (streaming) stream_fence();
   });
 }
 

@@ -430,3 +430,48 @@ TEST_CASE("cumsum along contiguous rows (scanned eight at a time) and along an o
     CHECK(cumulative[40] == 3 * (40 * 41 / 2));  // row 0: 0 + 3 + 6 + ... + 120
   }
 }
+
+TEST_CASE("cumsum over 4 MiB (rows streamed a cache line at a time) equals the sequential sums, with partial lines") {
+  // 37 rows: four groups of eight and a partial one; row lengths leave a partial line at the
+  // end of each row (the plain stores' tail). Floats sum in float, doubles in double.
+  const auto check = [](tg::ScalarType dtype, int64_t length) {
+    CAPTURE(length);
+    const Tensor x = tg::randn({37, length}, dtype);
+    const Tensor x_double = x.to(tg::kDouble);
+    const Values v = values(x_double);
+    Values expected(v.size());
+    for (size_t r = 0; r < 37; ++r) {
+      double running_double = 0;
+      float running_float = 0;
+      for (size_t k = 0; k < static_cast<size_t>(length); ++k) {
+        const size_t at = r * static_cast<size_t>(length) + k;
+        running_double += v[at];
+        running_float += static_cast<float>(v[at]);
+        expected[at] = dtype == tg::kFloat ? static_cast<double>(running_float) : running_double;
+      }
+    }
+    for (int threads : {1, 2}) {
+      ThreadCount count(threads);
+      CHECK(values(tg::cumsum(x, 1).to(tg::kDouble)) == expected);
+    }
+  };
+  check(tg::kDouble, 15002);  // 4.4 MB; rows of 120,016 bytes, 16-byte aligned: streamed
+  check(tg::kFloat, 30004);   // the same in floats, 4 floats past the last full line
+}
+
+TEST_CASE("index_select over 4 MiB (rows streamed) places every row, and rows of odd width take the plain copy") {
+  for (int64_t width : {256, 255}) {  // 1,024-byte rows stream; 1,020-byte ones cannot
+    CAPTURE(width);
+    const Tensor table = tg::randn({5000, width});
+    const Tensor index = (tg::rand({4200}) * 5000.0).to(tg::kLong);  // 4.3 MB of rows
+    const Tensor picked = tg::index_select(table, 0, index);
+    const Values table_values = values(table), index_values = values(index), got = values(picked);
+    Values expected;
+    expected.reserve(got.size());
+    for (double row : index_values) {
+      const auto start = table_values.begin() + static_cast<int64_t>(row) * width;
+      expected.insert(expected.end(), start, start + width);
+    }
+    CHECK(got == expected);
+  }
+}
