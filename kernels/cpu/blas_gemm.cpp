@@ -5,6 +5,8 @@
 
 #include "cpu/blas_core.h"
 #include "cpu/parallel.h"
+#include "cpu/sgemm_avx512.h"
+#include "cpu/sgemm_choice.h"
 #include "cpu/thread_pool.h"
 
 #ifdef _OPENMP
@@ -42,8 +44,10 @@ namespace tg::cpu {
 //   the same thread count cut a product alike and agree bit for bit. Across thread counts a
 //   result can differ in its last bits where OpenBLAS runs a block through another kernel than
 //   the whole (its direct and small-matrix kernels are chosen by size), as OpenBLAS's own
-//   threading could before (its direct-kernel choice depends on its thread count). The GEMV
-//   of one-row products (Note [GEMV order]) keeps its fixed order on any thread count.
+//   threading could before (its direct-kernel choice depends on its thread count). Float
+//   products on tensorgen's own sgemm (Note [Choosing the float product]) have the same bits
+//   on any thread count (Note [Same bits however the product is cut]). The GEMV of one-row
+//   products (Note [GEMV order]) keeps its fixed order on any thread count.
 // The split costs the re-packing of the operand every block shares: a 256³ product cut into
 // 2 blocks on one core ran ~10-15% slower than one call, hence no split on one thread.
 
@@ -84,9 +88,16 @@ void gemm_block(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, cons
 }
 #endif
 
-template <typename T>
-void split_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
-                int64_t ldb, T beta, T* c, int64_t ldc) {
+// BLAS's product (the plain loop without BLAS) on one block, as a callable.
+constexpr auto library_block = [](auto... args) { gemm_block(args...); };
+
+// tensorgen's own float product on one block (Note [Choosing the float product]).
+constexpr auto our_sgemm_block = [](auto... args) { sgemm_avx512(args...); };
+
+// Runs `gemm_block` (one of the above) on each block of the cut.
+template <typename T, typename Block>
+void split_gemm(const Block& gemm_block, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+                int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
   const GemmSplit split = gemm_split(m, n, k, gemm_threads());
   if (split.count == 1) {
     gemm_block(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -147,12 +158,18 @@ int gemm_threads() { return in_parallel_region() ? 1 : get_num_threads(); }
 
 void blas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  split_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  // Chosen here, outside the parallel region: a malformed TG_CPU_GEMM throws from this call.
+  if (cpu_gemm() == CpuGemm::kTensorgen) {
+    count_tensorgen_sgemm_product();
+    split_gemm(our_sgemm_block, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  } else {
+    split_gemm(library_block, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
 }
 
 void blas_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
                int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  split_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  split_gemm(library_block, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 const std::string& blas_threads_selection() {

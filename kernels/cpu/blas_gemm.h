@@ -1,6 +1,8 @@
 // Every float and double matrix product that tensorgen hands to BLAS goes through here: one
-// single-threaded BLAS call per block of the output, the blocks spread over tensorgen's own
-// threads (cpu/thread_pool.h). See Note [One thread pool] (blas_gemm.cpp).
+// single-threaded call per block of the output, the blocks spread over tensorgen's own
+// threads (cpu/thread_pool.h). See Note [One thread pool] (blas_gemm.cpp). A float block runs
+// tensorgen's own sgemm on CPUs with AVX-512, else BLAS's (Note [Choosing the float product],
+// sgemm_choice.cpp; TG_CPU_GEMM=openblas forces BLAS).
 #pragma once
 
 #include <cstdint>

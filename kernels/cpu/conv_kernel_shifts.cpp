@@ -17,12 +17,24 @@
 // channels at 28 x 28. Padding is applied per image
 // into a scratch plane. The sum runs over channels first, then offsets: the result may differ
 // from im2col's in the last bits.
+//
+// Note [One product per strip]
+// With tensorgen's own sgemm (Note [Choosing the float product]) a strip is one product, not
+// kH * kW: its k runs over (channel, offset) pairs, and row (c, q) of its b is channel c's plane
+// read from offset q, found through a table of row starts (sgemm_avx512_row_table). Its a is
+// the weight as stored, [O / G, C / G * kH * kW]. The strip's result is then written once, not
+// read and written back kH * kW times, and each register tile runs over k = C / G * kH * kW
+// (288 for 32 channels and 3 x 3), not C / G, so its fixed costs are spread over 9 times the
+// work: docs/performance.md, "Session 13", has the figures. The sum then runs over channel
+// and offset together, in the weight's order: the result differs from the per-offset
+// products (OpenBLAS's path, TG_CPU_GEMM=openblas) in the last bits.
 #include "cpu/conv_kernel_shifts.h"
 
 #include <algorithm>
 #include <array>
 #include <climits>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "NativeFunctions.h"
@@ -30,6 +42,8 @@
 #include "cpu/copy.h"
 #include "cpu/launch.h"
 #include "cpu/parallel.h"
+#include "cpu/sgemm_avx512.h"
+#include "cpu/sgemm_choice.h"
 
 
 namespace tg::cpu {
@@ -64,6 +78,16 @@ void run_shifts(const ShiftGeometry& s, const T* input, const T* weight, T* out)
     }
   }
   const bool padded = s.pad_h > 0 || s.pad_w > 0;
+  // See Note [One product per strip]: row c * area + q of the product is channel c shifted by
+  // offset q, so that its a is the weight itself, [O / G, C / G * kH * kW] row-major.
+  const bool one_product = std::is_same_v<T, float> && cpu_gemm() == CpuGemm::kTensorgen;
+  std::vector<int64_t> shifted_rows(one_product ? static_cast<size_t>(cg * area) : 0);
+  for (int64_t c = 0; one_product && c < cg; ++c) {
+    for (int64_t q = 0; q < area; ++q) {
+      shifted_rows[static_cast<size_t>(c * area + q)] =
+          c * plane + (q / s.kernel_w) * s.dil_h * in_w + (q % s.kernel_w) * s.dil_w;
+    }
+  }
   // Images in parallel, each range with its own scratch: an image's sums are the same on any
   // thread, and its products are too small to be worth cutting.
   parallel_for(s.batch, 1, [&](int64_t first, int64_t last) {
@@ -83,6 +107,13 @@ void run_shifts(const ShiftGeometry& s, const T* input, const T* weight, T* out)
         }
         for (int64_t p = 0; p < positions; p += kStripPositions) {
           const int64_t strip = std::min(kStripPositions, positions - p);
+          if constexpr (std::is_same_v<T, float>) {
+            if (one_product) {
+              sgemm_avx512_row_table(og, strip, cg * area, 1.0f, weight + g * og * cg * area, cg * area, image + p,
+                                     shifted_rows.data(), 0.0f, &pitched[static_cast<size_t>(p)], positions);
+              continue;
+            }
+          }
           for (int64_t q = 0; q < area; ++q) {
             const int64_t shift = (q / s.kernel_w) * s.dil_h * in_w + (q % s.kernel_w) * s.dil_w;
             blas_gemm(false, false, og, strip, cg, T(1), &shifted[static_cast<size_t>((g * area + q) * og * cg)], cg,
