@@ -66,8 +66,10 @@ TG_TARGET_AVX2 Acc leaf_sum_avx2(const In* x, int64_t n) {
 // under load, medians of 10).
 using Double8 = double __attribute__((vector_size(64)));
 
-TG_TARGET_AVX512 double leaf_sum_float_avx512(const float* x, int64_t n) {
-  using cpu::vec::Vec16;
+// (A template body inlined into the target function: clang rejects vector-returning calls
+// written directly in a function with a target attribute at -O0.)
+template <typename Vec16>
+[[gnu::always_inline]] inline double leaf_sum_float_16_lanes(const float* x, int64_t n) {
   Double8 low{}, high{};  // wide[0..7] and wide[8..15]
   int64_t j = 0;
   for (; j + kSumBlock <= n; j += kSumBlock) {
@@ -83,6 +85,10 @@ TG_TARGET_AVX512 double leaf_sum_float_avx512(const float* x, int64_t n) {
     for (int k = 0; k < width; ++k) wide[k] += wide[k + width];
   }
   return total + wide[0];
+}
+
+TG_TARGET_AVX512 double leaf_sum_float_avx512(const float* x, int64_t n) {
+  return leaf_sum_float_16_lanes<cpu::vec::Vec16>(x, n);
 }
 
 template <typename Acc, typename In>

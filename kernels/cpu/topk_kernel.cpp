@@ -7,9 +7,6 @@
 #include <utility>
 #include <vector>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 #include "NativeFunctions.h"
 #include "core/wrap_dim.h"
@@ -84,24 +81,25 @@ void select_by_threshold(int64_t size, int64_t k, const Load& load, T* best, int
 // The skip of contiguous float rows: a block is skipped when no value in it is larger
 // (smaller) than the threshold and none is NaN (a NaN block goes the slow way, which decides
 // exactly). Nothing is skipped at a NaN threshold: every number beats it for the smallest.
-template <bool Largest>
-TG_TARGET_AVX2 int64_t skip_float_blocks_avx2(const float* row, int64_t j, int64_t size, float threshold) {
+template <bool Largest, typename V>
+[[gnu::always_inline]] inline int64_t skip_float_blocks(const float* row, int64_t j, int64_t size, float threshold) {
   if (threshold != threshold) return j;
-  using V = cpu::vec::Vec8;
   static_assert(cpu::vec::kLanes<V> == kSkipBlock);
   const V t = cpu::vec::broadcast<V>(threshold);
   for (; j + kSkipBlock <= size; j += kSkipBlock) {
     const V v = cpu::vec::load<V>(row + j);
     const cpu::vec::MaskOf<V> may_win = (Largest ? v > t : v < t) | (v != v);
-#if defined(__x86_64__)
-    if (_mm256_movemask_ps(__builtin_bit_cast(__m256, may_win)) != 0) return j;
-#else
-    for (int64_t lane = 0; lane < kSkipBlock; ++lane) {
-      if (may_win[lane] != 0) return j;
-    }
-#endif
+    using Words = uint64_t __attribute__((vector_size(32)));  // V is eight floats
+    const Words words = __builtin_bit_cast(Words, may_win);
+    if ((words[0] | words[1] | words[2] | words[3]) != 0) return j;
   }
   return j;
+}
+
+// (Through a template body: see leaf_sum_float_avx512 in reduction_kernels.cpp on clang.)
+template <bool Largest>
+TG_TARGET_AVX2 int64_t skip_float_blocks_avx2(const float* row, int64_t j, int64_t size, float threshold) {
+  return skip_float_blocks<Largest, cpu::vec::Vec8>(row, j, size, threshold);
 }
 
 template <bool Largest, typename T, typename Load>
