@@ -13,6 +13,7 @@
 #include "cpu/blas_gemm.h"
 #include "cpu/parallel.h"
 #include "ops_test_helpers.h"
+#include "thread_count.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -21,12 +22,6 @@
 using namespace ops_test;
 
 namespace {
-
-struct ThreadCount {
-  int saved = tg::get_num_threads();
-  explicit ThreadCount(int n) { tg::set_num_threads(n); }
-  ~ThreadCount() { tg::set_num_threads(saved); }
-};
 
 // A stored operand: `rows` x `cols` row-major with leading dimension ld >= cols, padding
 // included. Small integers, so that every product and sum below is exact in float.

@@ -13,6 +13,7 @@
 #include "cpu/strided_loop.h"
 #include "cpu/vec.h"
 #include "ops_test_helpers.h"
+#include "thread_count.h"
 
 using namespace ops_test;
 using tg::Tensor;
@@ -20,11 +21,6 @@ using tg::Tensor;
 namespace {
 
 // Restores the thread count a test changed.
-struct ThreadCount {
-  int saved = tg::get_num_threads();
-  explicit ThreadCount(int n) { tg::set_num_threads(n); }
-  ~ThreadCount() { tg::set_num_threads(saved); }
-};
 
 // Whether a and b hold the same values (read as doubles) elementwise, within
 // atol + rtol * |b|.

@@ -18,14 +18,9 @@
 #include "cpu/sgemm_choice.h"
 #include "ops_test_helpers.h"
 #include "core/parallel.h"
+#include "thread_count.h"
 
 namespace {
-
-struct ThreadCount {
-  int saved = tg::get_num_threads();
-  explicit ThreadCount(int n) { tg::set_num_threads(n); }
-  ~ThreadCount() { tg::set_num_threads(saved); }
-};
 
 // Puts the choice back after a test that sets it.
 struct GemmChoice {

@@ -19,14 +19,9 @@
 
 #include "cpu/parallel.h"
 #include "cpu/thread_pool.h"
+#include "thread_count.h"
 
 namespace {
-
-struct ThreadCount {
-  int saved = tg::get_num_threads();
-  explicit ThreadCount(int n) { tg::set_num_threads(n); }
-  ~ThreadCount() { tg::set_num_threads(saved); }
-};
 
 struct Counts {
   std::vector<std::atomic<int>> runs;
