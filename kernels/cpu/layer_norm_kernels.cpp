@@ -70,46 +70,32 @@ template <typename F, typename T = double>
   return fold(lanes) + tail;
 }
 
-// The backward's double vectors: four lanes (one AVX2 register, two SSE2 ones) or eight
-// (one AVX-512 register). Its kLanes row-sum lanes are kLanes / width of them.
+// Four doubles as one AVX2 register (two SSE2 ones without AVX2).
 using Double4 = double __attribute__((vector_size(32)));
-using Double8 = double __attribute__((vector_size(64)));
+static_assert(kLanes == 8, "the backward's lanes are two Double4");
 
-template <typename V>
-inline constexpr int64_t kWidth = sizeof(V) / sizeof(double);
-
-// The float vector of V's width.
-using Float4 = float __attribute__((vector_size(16)));
-using Float8 = float __attribute__((vector_size(32)));
-template <typename V>
-using FloatsOf = std::conditional_t<kWidth<V> == 4, Float4, Float8>;
-
-template <typename V, typename T>
-[[gnu::always_inline]] inline V load_doubles(const T* p) {
+template <typename T>
+[[gnu::always_inline]] inline Double4 load_double4(const T* p) {
   if constexpr (std::is_same_v<T, double>) {
-    V v;
-    std::memcpy(&v, p, sizeof(V));
+    Double4 v;
+    std::memcpy(&v, p, sizeof(Double4));
     return v;
-  } else if constexpr (std::is_same_v<T, float>) {
-    FloatsOf<V> f;
-    std::memcpy(&f, p, sizeof f);
-    return __builtin_convertvector(f, V);  // exact
   } else {
-    V v;
-    for (int64_t k = 0; k < kWidth<V>; ++k) v[k] = cpu::convert<double>(p[k]);
-    return v;
+    return Double4{cpu::convert<double>(p[0]), cpu::convert<double>(p[1]), cpu::convert<double>(p[2]),
+                   cpu::convert<double>(p[3])};
   }
 }
 
-template <typename V, typename T>
-[[gnu::always_inline]] inline void store_doubles(T* p, V v) {
+template <typename T>
+[[gnu::always_inline]] inline void store_double4(T* p, Double4 v) {
   if constexpr (std::is_same_v<T, double>) {
-    std::memcpy(p, &v, sizeof(V));
+    std::memcpy(p, &v, sizeof(Double4));
   } else if constexpr (std::is_same_v<T, float>) {
-    const FloatsOf<V> rounded = __builtin_convertvector(v, FloatsOf<V>);  // as convert<float>: to nearest
-    std::memcpy(p, &rounded, sizeof rounded);
+    using Float4 = float __attribute__((vector_size(16)));
+    const Float4 rounded = __builtin_convertvector(v, Float4);  // as convert<float>: to nearest
+    std::memcpy(p, &rounded, sizeof(Float4));
   } else {
-    for (int64_t k = 0; k < kWidth<V>; ++k) p[k] = cpu::convert<T>(v[k]);
+    for (int64_t k = 0; k < 4; ++k) p[k] = cpu::convert<T>(v[k]);
   }
 }
 
@@ -146,42 +132,34 @@ TG_TARGET_AVX2 void layer_norm_rows_avx2(const T* x, T* y, T* mean_out, T* rstd_
   layer_norm_rows(x, y, mean_out, rstd_out, w, b, n, eps, begin, end);
 }
 
-// And for AVX-512: the kLanes double lanes fit one register.
-template <typename T>
-TG_TARGET_AVX512 void layer_norm_rows_avx512(const T* x, T* y, T* mean_out, T* rstd_out, const double* w,
-                                             const double* b, int64_t n, double eps, int64_t begin, int64_t end) {
-  layer_norm_rows(x, y, mean_out, rstd_out, w, b, n, eps, begin, end);
-}
-
 // The backward of rows [begin, end): grad_input's rows (when gx is not null), and each row's
 // share of grad_weight and grad_bias added to dw and db. One pass per row gives the shares
 // and both row sums, sum(g') and sum(g' x^), with x^ recomputed rather than stored; a second
 // pass writes grad_input (as ATen's kernel). The earlier four passes through a stored x^, the
 // first of them scalar, took 1.3-1.6x as long on 4096 x 1024 floats.
-template <typename V, typename T>
+template <typename T>
 [[gnu::always_inline]] inline void layer_norm_backward_rows(const T* __restrict x, const T* __restrict g,
                                                             const double* means, const double* rstds,
                                                             const double* __restrict w, T* __restrict gx,
                                                             double* __restrict dw, double* __restrict db, int64_t n,
                                                             int64_t begin, int64_t end) {
-  constexpr int64_t kParts = kLanes / kWidth<V>;
   for (int64_t row = begin; row < end; ++row) {
     const double mu = means[row], r = rstds[row];
     const T* xr = x + row * n;
     const T* gr = g + row * n;
-    // Row sums in kLanes lanes, as lane_sum's (see there), held in kParts vectors: written
+    // Row sums in kLanes lanes, as lane_sum's (see there), held in two Double4: written
     // lane by lane, the loads of w and db after the store to dw (which could alias them, for
     // all the compiler knows) kept the loop scalar.
-    V gw_sums[kParts] = {}, gw_xhat_sums[kParts] = {};
+    Double4 gw_low = {}, gw_high = {}, gw_xhat_low = {}, gw_xhat_high = {};
     int64_t j = 0;
-    const auto step = [&](int64_t at, V& gw_sum, V& gw_xhat_sum) {
-      const V gj = load_doubles<V>(gr + at);
-      const V x_hat = (load_doubles<V>(xr + at) - mu) * r;
-      const V gw = gj * load_doubles<V>(w + at);
-      const V dw_new = load_doubles<V>(dw + at) + gj * x_hat;
-      const V db_new = load_doubles<V>(db + at) + gj;
-      std::memcpy(dw + at, &dw_new, sizeof(V));
-      std::memcpy(db + at, &db_new, sizeof(V));
+    const auto step = [&](int64_t at, Double4& gw_sum, Double4& gw_xhat_sum) {
+      const Double4 gj = load_double4(gr + at);
+      const Double4 x_hat = (load_double4(xr + at) - mu) * r;
+      const Double4 gw = gj * load_double4(w + at);
+      const Double4 dw_new = load_double4(dw + at) + gj * x_hat;
+      const Double4 db_new = load_double4(db + at) + gj;
+      std::memcpy(dw + at, &dw_new, sizeof(Double4));
+      std::memcpy(db + at, &db_new, sizeof(Double4));
       gw_sum += gw;
       gw_xhat_sum += gw * x_hat;
     };
@@ -190,14 +168,15 @@ template <typename V, typename T>
         __builtin_prefetch(xr + n + j);
         __builtin_prefetch(gr + n + j);
       }
-      for (int64_t part = 0; part < kParts; ++part) step(j + part * kWidth<V>, gw_sums[part], gw_xhat_sums[part]);
+      step(j, gw_low, gw_xhat_low);
+      step(j + 4, gw_high, gw_xhat_high);
     }
     double sum_gw[kLanes], sum_gw_xhat[kLanes];
-    for (int64_t part = 0; part < kParts; ++part) {
-      for (int64_t k = 0; k < kWidth<V>; ++k) {
-        sum_gw[part * kWidth<V> + k] = gw_sums[part][k];
-        sum_gw_xhat[part * kWidth<V> + k] = gw_xhat_sums[part][k];
-      }
+    for (int64_t k = 0; k < 4; ++k) {
+      sum_gw[k] = gw_low[k];
+      sum_gw[k + 4] = gw_high[k];
+      sum_gw_xhat[k] = gw_xhat_low[k];
+      sum_gw_xhat[k + 4] = gw_xhat_high[k];
     }
     double tail_gw = 0, tail_gw_xhat = 0;
     for (; j < n; ++j) {
@@ -214,10 +193,10 @@ template <typename V, typename T>
     const double mean_g_xhat = (fold(sum_gw_xhat) + tail_gw_xhat) / static_cast<double>(n);
     T* gxr = gx + row * n;
     int64_t jj = 0;
-    for (; jj + kWidth<V> <= n; jj += kWidth<V>) {  // as the loop below, a vector at a time
-      const V x_hat = (load_doubles<V>(xr + jj) - mu) * r;
-      const V grad = r * (load_doubles<V>(gr + jj) * load_doubles<V>(w + jj) - mean_g - x_hat * mean_g_xhat);
-      store_doubles(gxr + jj, grad);
+    for (; jj + 4 <= n; jj += 4) {  // as the loop below, four at a time (the same rounding)
+      const Double4 x_hat = (load_double4(xr + jj) - mu) * r;
+      const Double4 grad = r * (load_double4(gr + jj) * load_double4(w + jj) - mean_g - x_hat * mean_g_xhat);
+      store_double4(gxr + jj, grad);
     }
     for (; jj < n; ++jj) {
       const double x_hat = (cpu::convert<double>(xr[jj]) - mu) * r;
@@ -230,19 +209,7 @@ template <typename T>
 TG_TARGET_AVX2 void layer_norm_backward_rows_avx2(const T* x, const T* g, const double* means, const double* rstds,
                                                   const double* w, T* gx, double* dw, double* db, int64_t n,
                                                   int64_t begin, int64_t end) {
-  layer_norm_backward_rows<Double4>(x, g, means, rstds, w, gx, dw, db, n, begin, end);
-}
-
-// Eight lanes in one register: the row sums, grad_weight and grad_bias have the AVX2 build's
-// bits (the same lanes in the same order); grad_input's last n mod 8 elements of a row take
-// the scalar loop here, where AVX2 runs n mod 4 of them, and may round differently (FMA
-// contraction). On 4096 x 1024 floats the backward's ratio to LibTorch went from 0.57-0.92
-// to 0.91-1.38 (four alternating runs each, load 6-7).
-template <typename T>
-TG_TARGET_AVX512 void layer_norm_backward_rows_avx512(const T* x, const T* g, const double* means,
-                                                      const double* rstds, const double* w, T* gx, double* dw,
-                                                      double* db, int64_t n, int64_t begin, int64_t end) {
-  layer_norm_backward_rows<Double8>(x, g, means, rstds, w, gx, dw, db, n, begin, end);
+  layer_norm_backward_rows(x, g, means, rstds, w, gx, dw, db, n, begin, end);
 }
 
 }  // namespace
@@ -267,11 +234,9 @@ std::tuple<Tensor, Tensor, Tensor> native::layer_norm_cpu(const Tensor& input, I
     scalar_t* rstd_out = rstd.data_ptr<scalar_t>();
     const std::vector<double> w = parameter_row(weight, n, 1.0);
     const std::vector<double> b = parameter_row(bias, n, 0.0);
-    const cpu::vec::Capability level = cpu::vec::capability();
+    const bool avx2 = cpu::vec::has_avx2_fma();
     cpu::parallel_for(m, row_grain(n), [&](int64_t begin, int64_t end) {
-      if (level == cpu::vec::Capability::kAvx512) {
-        layer_norm_rows_avx512(x, y, mean_out, rstd_out, w.data(), b.data(), n, eps, begin, end);
-      } else if (level == cpu::vec::Capability::kAvx2) {
+      if (avx2) {
         layer_norm_rows_avx2(x, y, mean_out, rstd_out, w.data(), b.data(), n, eps, begin, end);
       } else {
         layer_norm_rows(x, y, mean_out, rstd_out, w.data(), b.data(), n, eps, begin, end);
@@ -307,7 +272,7 @@ std::tuple<Tensor, Tensor, Tensor> native::layer_norm_backward_cpu(
     // order, so the result does not depend on which thread ran which block.
     const int64_t blocks = std::clamp<int64_t>(m * n / cpu::kParallelGrain, 1, std::max<int64_t>(1, get_num_threads()));
     std::vector<std::vector<double>> dw(static_cast<size_t>(blocks)), db(static_cast<size_t>(blocks));
-    const cpu::vec::Capability level = cpu::vec::capability();
+    const bool avx2 = cpu::vec::has_avx2_fma();
     cpu::parallel_for(blocks, 1, [&](int64_t block_begin, int64_t block_end) {
       for (int64_t block = block_begin; block < block_end; ++block) {
         std::vector<double>& dw_block = dw[static_cast<size_t>(block)];
@@ -316,15 +281,11 @@ std::tuple<Tensor, Tensor, Tensor> native::layer_norm_backward_cpu(
         db_block.assign(static_cast<size_t>(n), 0.0);
         const int64_t begin = block * m / blocks, end = (block + 1) * m / blocks;
         scalar_t* gx = output_mask[0] ? grad_input.data_ptr<scalar_t>() : nullptr;
-        if (level == cpu::vec::Capability::kAvx512) {
-          layer_norm_backward_rows_avx512(x, g, means, rstds, w.data(), gx, dw_block.data(), db_block.data(), n,
-                                          begin, end);
-        } else if (level == cpu::vec::Capability::kAvx2) {
+        if (avx2) {
           layer_norm_backward_rows_avx2(x, g, means, rstds, w.data(), gx, dw_block.data(), db_block.data(), n, begin,
                                         end);
         } else {
-          layer_norm_backward_rows<Double4>(x, g, means, rstds, w.data(), gx, dw_block.data(), db_block.data(), n,
-                                            begin, end);
+          layer_norm_backward_rows(x, g, means, rstds, w.data(), gx, dw_block.data(), db_block.data(), n, begin, end);
         }
       }
     });
