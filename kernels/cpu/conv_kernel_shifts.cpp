@@ -67,9 +67,19 @@ void run_shifts(const ShiftGeometry& s, const T* input, const T* weight, T* out)
   const int64_t cg = s.channels / s.groups, og = s.out_channels / s.groups, area = s.kernel_h * s.kernel_w;
   const int64_t in_h = s.height + 2 * s.pad_h, in_w = s.width + 2 * s.pad_w, plane = in_h * in_w;
   const int64_t positions = (s.out_height - 1) * in_w + s.out_width;  // out at the input's pitch
-  // The weight by offset: shifted[g][i * kW + j] is W_g[:, :, i, j], an [O / G, C / G] matrix.
-  std::vector<T> shifted(static_cast<size_t>(s.out_channels * cg * area));
-  for (int64_t o = 0; o < s.out_channels; ++o) {
+  // Where kernel offset q = i * kW + j reads the (padded) plane, relative to the output position.
+  const auto shift_of = [&](int64_t q) { return (q / s.kernel_w) * s.dil_h * in_w + (q % s.kernel_w) * s.dil_w; };
+  // See Note [One product per strip]: row c * area + q of the product is channel c shifted by
+  // offset q, so that its a is the weight itself, [O / G, C / G * kH * kW] row-major.
+  const bool one_product = std::is_same_v<T, float> && cpu_gemm() == CpuGemm::kTensorgen;
+  std::vector<int64_t> shifted_rows(one_product ? static_cast<size_t>(cg * area) : 0);
+  for (int64_t c = 0; one_product && c < cg; ++c) {
+    for (int64_t q = 0; q < area; ++q) shifted_rows[static_cast<size_t>(c * area + q)] = c * plane + shift_of(q);
+  }
+  // Otherwise one product per offset, with the weight by offset: shifted[g][i * kW + j] is
+  // W_g[:, :, i, j], an [O / G, C / G] matrix.
+  std::vector<T> shifted(one_product ? 0 : static_cast<size_t>(s.out_channels * cg * area));
+  for (int64_t o = 0; !one_product && o < s.out_channels; ++o) {
     const int64_t g = o / og;
     for (int64_t c = 0; c < cg; ++c) {
       for (int64_t q = 0; q < area; ++q) {
@@ -78,16 +88,6 @@ void run_shifts(const ShiftGeometry& s, const T* input, const T* weight, T* out)
     }
   }
   const bool padded = s.pad_h > 0 || s.pad_w > 0;
-  // See Note [One product per strip]: row c * area + q of the product is channel c shifted by
-  // offset q, so that its a is the weight itself, [O / G, C / G * kH * kW] row-major.
-  const bool one_product = std::is_same_v<T, float> && cpu_gemm() == CpuGemm::kTensorgen;
-  std::vector<int64_t> shifted_rows(one_product ? static_cast<size_t>(cg * area) : 0);
-  for (int64_t c = 0; one_product && c < cg; ++c) {
-    for (int64_t q = 0; q < area; ++q) {
-      shifted_rows[static_cast<size_t>(c * area + q)] =
-          c * plane + (q / s.kernel_w) * s.dil_h * in_w + (q % s.kernel_w) * s.dil_w;
-    }
-  }
   // Images in parallel, each range with its own scratch: an image's sums are the same on any
   // thread, and its products are too small to be worth cutting.
   parallel_for(s.batch, 1, [&](int64_t first, int64_t last) {
@@ -115,7 +115,7 @@ void run_shifts(const ShiftGeometry& s, const T* input, const T* weight, T* out)
             }
           }
           for (int64_t q = 0; q < area; ++q) {
-            const int64_t shift = (q / s.kernel_w) * s.dil_h * in_w + (q % s.kernel_w) * s.dil_w;
+            const int64_t shift = shift_of(q);
             blas_gemm(false, false, og, strip, cg, T(1), &shifted[static_cast<size_t>((g * area + q) * og * cg)], cg,
                       image + shift + p, plane, q == 0 ? T(0) : T(1), &pitched[static_cast<size_t>(p)], positions);
           }

@@ -23,8 +23,8 @@
 #include "cpu/launch.h"
 #include "cpu/parallel.h"
 #include "cpu/streaming_store.h"
-#include "cpu/vec.h"
 #include "cpu/strided_loop.h"
+#include "cpu/vec.h"
 #include "dtype_dispatch.h"
 #include "shape_utils.h"
 
@@ -250,8 +250,7 @@ bool elementwise_contiguous(const Op& op, const Tensor& out, const std::array<Te
     R* dst = reinterpret_cast<R*>(p[0]);
     [[maybe_unused]] const auto src =
         std::make_tuple(reinterpret_cast<const std::tuple_element_t<I, typename Traits::args>*>(p[I + 1])...);
-    const bool streaming = n * static_cast<int64_t>(sizeof(R)) >= kStreamingMinBytes &&
-                           reinterpret_cast<uintptr_t>(dst) % sizeof(R) == 0;
+    const bool streaming = n * static_cast<int64_t>(sizeof(R)) >= kStreamingMinBytes;
     parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
       if (streaming) {
         contiguous_loop_streamed(op, dst, begin, end, std::get<I>(src)...);

@@ -44,7 +44,7 @@ void native::cumsum_out_cpu(const Tensor& self, int64_t dim, std::optional<Scala
       // so kRows rows are scanned side by side to overlap their chains. See Note [Streaming
       // the scan's output] for the chunks.
       constexpr int64_t kRows = 8;
-      constexpr int64_t kChunk = 64 / sizeof(scalar_t) > 0 ? 64 / sizeof(scalar_t) : 1;
+      constexpr int64_t kChunk = 64 / sizeof(scalar_t);  // one cache line of a row
       const bool streaming = b.outer * b.size * static_cast<int64_t>(sizeof(scalar_t)) >= kScanStreamingMinBytes &&
                              cpu::streamable(dst, b.size * static_cast<int64_t>(sizeof(scalar_t)));
       cpu::parallel_for(b.outer, grain, [&](int64_t begin, int64_t end) {

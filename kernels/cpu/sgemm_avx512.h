@@ -14,7 +14,7 @@ namespace tg::cpu {
 // does not read c; alpha == 0 or k == 0 reads neither a nor b. Each element of c is computed
 // by the same sequence of operations wherever it lies in c, so a block of rows or columns
 // computed alone equals the same block of the whole product, bit for bit (Note [Same bits
-// however the product is cut]). Only on a CPU with AVX-512F (sgemm_avx512_supported()).
+// however the product is cut]). Only on a CPU with AVX-512F (tensorgen_sgemm_supported(), sgemm_choice.h).
 void sgemm_avx512(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                   int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 

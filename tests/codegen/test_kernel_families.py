@@ -20,6 +20,15 @@ from codegen import render  # noqa: E402
 from codegen.kernel_families import FAMILIES  # noqa: E402
 from codegen.registry import expand_schema_paths, load_registry  # noqa: E402
 
+
+def rendered_pointwise_files(registry):
+    """The generator's PointwiseKernels.h, .cpp and CUDA.cpp for `registry`, as texts."""
+    with tempfile.TemporaryDirectory() as out:
+        render.render_all(registry, REPO_ROOT / "templates", out)
+        return tuple((Path(out) / name).read_text()
+                     for name in ("PointwiseKernels.h", "PointwiseKernels.cpp", "PointwiseKernelsCUDA.cpp"))
+
+
 UNARY_OUT = "- func: cbrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n"
 BINARY_OUT = ("- func: hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)\n"
               "  structured: True\n")
@@ -229,11 +238,7 @@ class KernelKeyTest(SchemaTestCase):
         f = registry.get("cbrt.out")
         self.assertEqual(dict(f.dispatch), {"CPU": "cbrt_out_cpu", "CUDA": "cbrt_out_cuda"})
         self.assertFalse(f.dispatch_defaulted)
-        with tempfile.TemporaryDirectory() as out:
-            render.render_all(registry, REPO_ROOT / "templates", out)
-            header = (Path(out) / "PointwiseKernels.h").read_text()
-            cpu = (Path(out) / "PointwiseKernels.cpp").read_text()
-            cuda = (Path(out) / "PointwiseKernelsCUDA.cpp").read_text()
+        header, cpu, cuda = rendered_pointwise_files(registry)
         self.assertIn("enum class FloatUnaryOp : uint8_t { Cbrt };", header)
         self.assertIn('constexpr const char* kNames[] = {"cbrt"};', header)
         self.assertRegex(header, r'case FloatUnaryOp::Cbrt:\n#line 3 ".*ops.yaml"\n'
@@ -249,9 +254,7 @@ class KernelKeyTest(SchemaTestCase):
     def test_floating_binary_operator_is_guarded_for_integral_types(self):
         registry = self.load(BINARY_OUT + '  kernel: {family: math_binary, dtypes: floating, '
                                           'formula: "TG_PM_CALL(hypot, a, b)"}\n')
-        with tempfile.TemporaryDirectory() as out:
-            render.render_all(registry, REPO_ROOT / "templates", out)
-            header = (Path(out) / "PointwiseKernels.h").read_text()
+        header = rendered_pointwise_files(registry)[0]
         self.assertIn("case MathBinaryOp::Hypot: return true;", header)
         self.assertRegex(header, r"if constexpr \(std::is_floating_point_v<T>\) \{\n#line .*\n"
                                  r"        return TG_PM_CALL\(hypot, a, b\);")
@@ -325,10 +328,7 @@ class KernelKeyTest(SchemaTestCase):
                              '  kernel: {family: compare, formula: "a < b || a > b"}\n')
         self.assertEqual(dict(registry.get("lg.Tensor_out").dispatch),
                          {"CPU": "lg_out_cpu", "CUDA": "lg_out_cuda"})
-        with tempfile.TemporaryDirectory() as out:
-            render.render_all(registry, REPO_ROOT / "templates", out)
-            header = (Path(out) / "PointwiseKernels.h").read_text()
-            cpu = (Path(out) / "PointwiseKernels.cpp").read_text()
+        header, cpu = rendered_pointwise_files(registry)[:2]
         self.assertIn("TG_HOST_DEVICE inline bool compare(CompareOp op, T a, T b) {", header)
         self.assertIn("  return bool();\n}", header)
         self.assertIn("TensorMeta meta::lg_Tensor_out(const Tensor& self, const Tensor& other) { "
@@ -347,11 +347,7 @@ class KernelKeyTest(SchemaTestCase):
                              "- func: softsign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
                              "  structured: True\n"
                              '  kernel: {family: unary, dtypes: numeric, formula: "x", meta: custom}\n')
-        with tempfile.TemporaryDirectory() as out:
-            render.render_all(registry, REPO_ROOT / "templates", out)
-            header = (Path(out) / "PointwiseKernels.h").read_text()
-            cpu = (Path(out) / "PointwiseKernels.cpp").read_text()
-            cuda = (Path(out) / "PointwiseKernelsCUDA.cpp").read_text()
+        header, cpu, cuda = rendered_pointwise_files(registry)
         self.assertIn("enum class UnaryOp : uint8_t { Cbrt, Softsign };", header)
         self.assertIn("case UnaryOp::Cbrt: return true;\n    case UnaryOp::Softsign: return false;", header)
         self.assertRegex(header, r"inline T unary_vectorized\(UnaryOp op, T x\) \{\n  switch \(op\) \{\n"

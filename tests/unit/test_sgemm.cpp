@@ -99,6 +99,13 @@ void check_against_reference(Problem& p, float alpha, float beta, const Product&
   CHECK(wrong == 0);
 }
 
+// Reports the skip of a test of tensorgen's product where it does not run.
+bool skipped_without_avx512() {
+  if (tg::cpu::tensorgen_sgemm_supported()) return false;
+  MESSAGE("skipped: this CPU, or TG_CPU_CAPABILITY, has no AVX-512");
+  return true;
+}
+
 const auto ours = [](auto... args) { tg::cpu::sgemm_avx512(args...); };
 const auto through_blas_gemm = [](auto... args) { tg::cpu::blas_gemm(args...); };
 
@@ -106,10 +113,7 @@ const auto through_blas_gemm = [](auto... args) { tg::cpu::blas_gemm(args...); }
 
 TEST_CASE("sgemm: tensorgen's product equals a double-precision reference (odd shapes, k = 0, both transposes, "
           "padded leading dimensions, alpha and beta, NaN in c with beta = 0)") {
-  if (!tg::cpu::tensorgen_sgemm_supported()) {
-    MESSAGE("skipped: this CPU, or TG_CPU_CAPABILITY, has no AVX-512");
-    return;
-  }
+  if (skipped_without_avx512()) return;
   unsigned seed = 1;
   for (bool ta : {false, true}) {
     for (bool tb : {false, true}) {
@@ -128,10 +132,7 @@ TEST_CASE("sgemm: tensorgen's product equals a double-precision reference (odd s
 }
 
 TEST_CASE("sgemm: products larger than one block of k, of a's rows and of b's columns") {
-  if (!tg::cpu::tensorgen_sgemm_supported()) {
-    MESSAGE("skipped: this CPU, or TG_CPU_CAPABILITY, has no AVX-512");
-    return;
-  }
+  if (skipped_without_avx512()) return;
   struct Shape {
     int64_t m, n, k;
   };
@@ -149,10 +150,7 @@ TEST_CASE("sgemm: products larger than one block of k, of a's rows and of b's co
 }
 
 TEST_CASE("sgemm: alpha = 0 only scales c, reading neither operand") {
-  if (!tg::cpu::tensorgen_sgemm_supported()) {
-    MESSAGE("skipped: this CPU, or TG_CPU_CAPABILITY, has no AVX-512");
-    return;
-  }
+  if (skipped_without_avx512()) return;
   Problem p(false, false, 9, 20, 11, 0, 3);
   for (float& x : p.a) x = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> before = p.c;
@@ -164,10 +162,7 @@ TEST_CASE("sgemm: alpha = 0 only scales c, reading neither operand") {
 }
 
 TEST_CASE("sgemm: the result has the same bits at 1, 2 and 3 threads, and equals one uncut product") {
-  if (!tg::cpu::tensorgen_sgemm_supported()) {
-    MESSAGE("skipped: this CPU, or TG_CPU_CAPABILITY, has no AVX-512");
-    return;
-  }
+  if (skipped_without_avx512()) return;
   GemmChoice choice(tg::cpu::CpuGemm::kTensorgen);
   struct Shape {
     int64_t m, n, k;
@@ -232,10 +227,7 @@ TEST_CASE("sgemm: the switch runs the chosen code, and both give the reference's
 }
 
 TEST_CASE("sgemm: a product whose b rows come from a table equals the double-precision reference") {
-  if (!tg::cpu::tensorgen_sgemm_supported()) {
-    MESSAGE("skipped: this CPU, or TG_CPU_CAPABILITY, has no AVX-512");
-    return;
-  }
+  if (skipped_without_avx512()) return;
   struct Shape {
     int64_t m, n, k;
   };
