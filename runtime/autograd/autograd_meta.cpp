@@ -34,7 +34,7 @@ void regenerate_view_grad_fn(const Tensor& view, AutogradMeta* meta) {
   const Tensor& base = meta->view_->base;
   std::shared_ptr<Node> old_fn = std::move(meta->grad_fn_);
   const uint32_t old_output_nr = meta->output_nr_;
-  auto fn = std::make_shared<AsStridedViewBackward>(TensorGeometry(base), TensorGeometry(view), gradient_edge(base));
+  auto fn = make_node<AsStridedViewBackward>(TensorGeometry(base), TensorGeometry(view), gradient_edge(base));
   fn->add_input_metadata(view);
   meta->grad_fn_ = fn;
   meta->output_nr_ = 0;
@@ -109,7 +109,7 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   if (meta->grad_fn_ != nullptr) raise_accumulator_of_non_leaf();
   std::lock_guard<std::mutex> lock(meta->mutex_);
   if (std::shared_ptr<Node> existing = meta->grad_accumulator_.lock()) return existing;
-  auto accumulator = std::make_shared<AccumulateGrad>(t);
+  auto accumulator = make_node<AccumulateGrad>(t);
   meta->grad_accumulator_ = accumulator;
   return accumulator;
 }
@@ -132,7 +132,7 @@ void rebase_history(const Tensor& t, Edge edge) {
     TG_INTERNAL_ASSERT(edge.input_nr == 0, "an in-place op's self is output 0 of its node");
     TG_CHECK(edge.function->num_inputs() == 1, "Functions which modify views in-place must return a single Variable");
     const Tensor base = meta->view_->base;
-    auto copy_slices = std::make_shared<CopySlices>(base, TensorGeometry(t), std::move(edge.function));
+    auto copy_slices = make_node<CopySlices>(base, TensorGeometry(t), std::move(edge.function));
     AutogradMeta* base_meta = materialize_autograd_meta(base);
     std::shared_ptr<Node> old_base_fn = base_meta->grad_fn_;
     const uint32_t old_base_output_nr = base_meta->output_nr_;

@@ -22,6 +22,7 @@
 #include "autograd/edge.h"
 #include "autograd/tensor_hooks.h"
 #include "core/dim_vector.h"
+#include "core/pooled_object.h"
 #include "core/stream.h"
 #include "core/tensor.h"
 
@@ -148,5 +149,12 @@ class Node : public std::enable_shared_from_this<Node> {
 
   void record_anomaly_metadata();
 };
+
+// A new node of type T. Recording an operation makes one, so its memory (the object and
+// shared_ptr's count in one block) is pooled (core/pooled_object.h) rather than malloc'ed.
+template <typename T, typename... Args>
+std::shared_ptr<T> make_node(Args&&... args) {
+  return std::allocate_shared<T>(PooledAllocator<T>(), std::forward<Args>(args)...);
+}
 
 }  // namespace tg::autograd

@@ -87,7 +87,7 @@ void check_no_requires_grad_for_out(std::string_view op, bool requires_grad) {
 }
 
 std::shared_ptr<Node> make_not_implemented_node(std::string op, edge_list next_edges) {
-  return std::make_shared<NotImplemented>(op, std::move(next_edges));
+  return make_node<NotImplemented>(op, std::move(next_edges));
 }
 
 bool is_expandable_to(IntArrayRef shape, IntArrayRef desired) {

@@ -16,11 +16,12 @@ std::string_view to_string(DeviceType type) {
 
 std::ostream& operator<<(std::ostream& out, DeviceType type) { return out << to_string(type); }
 
-Device::Device(DeviceType type, Index index) : type_(type), index_(index) {
+void Device::invalid_index(DeviceType type, Index index) {
   TG_CHECK_VALUE(index >= -1, "[Device] device index must be -1 (current) or non-negative, got ",
                  static_cast<int>(index));
   TG_CHECK_VALUE(type != DeviceType::CPU || index <= 0, "[Device] cpu device index must be -1 or 0, got ",
                  static_cast<int>(index));
+  TG_INTERNAL_ASSERT(false, "Device::invalid_index called for a valid index");
 }
 
 namespace {

@@ -22,7 +22,10 @@ class Device {
  public:
   using Index = int8_t;
 
-  Device(DeviceType type, Index index = -1);  // NOLINT: implicit like c10::Device
+  // Inline, with the message out of line: every autograd node and result storage makes one.
+  Device(DeviceType type, Index index = -1) : type_(type), index_(index) {  // NOLINT: implicit like c10::Device
+    if (index < -1 || (type == DeviceType::CPU && index > 0)) [[unlikely]] invalid_index(type, index);
+  }
   // Parses "cpu", "cuda", "cuda:1"; throws tg::ValueError with the expected form.
   Device(std::string_view text);   // NOLINT
   Device(const char* text) : Device(std::string_view(text)) {}  // NOLINT
@@ -40,6 +43,8 @@ class Device {
   bool operator!=(const Device& other) const noexcept { return !(*this == other); }
 
  private:
+  [[noreturn]] static void invalid_index(DeviceType type, Index index);
+
   DeviceType type_;
   Index index_;
 };

@@ -7,9 +7,13 @@
 #include <cstdint>
 #include <utility>
 
+#include "core/pooled_object.h"
+
 namespace tg {
 
-class RefCounted {
+// Counted objects are made on every operation (a TensorImpl and a StorageImpl per result), so
+// they are pooled (core/pooled_object.h); the virtual destructor gives operator delete the size.
+class RefCounted : public PooledObject {
  public:
   RefCounted() = default;
   RefCounted(const RefCounted&) = delete;

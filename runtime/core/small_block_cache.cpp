@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstdlib>
+#include <new>
 #include <utility>
 
 #include "core/address_sanitizer.h"
@@ -56,14 +57,18 @@ size_t class_of(size_t nbytes) {
   return static_cast<size_t>(std::bit_width(std::max(nbytes, kMinBytes) - 1) - std::bit_width(kMinBytes - 1));
 }
 
-template <size_t kClass>
-void release(void* block) {
+void release_to(size_t c, void* block) noexcept {
   Cache* cache = t_cache;
-  if (cache == nullptr || cache->counts[kClass] == kBlocksPerClass) {
+  if (cache == nullptr || cache->counts[c] == kBlocksPerClass) {
     std::free(block);
     return;
   }
-  cache->blocks[kClass][cache->counts[kClass]++] = block;
+  cache->blocks[c][cache->counts[c]++] = block;
+}
+
+template <size_t kClass>
+void release(void* block) {
+  release_to(kClass, block);
 }
 
 template <size_t... C>
@@ -87,22 +92,46 @@ const Device& cpu_device() {
   return DataPtr(block, block, kCacheEnabled ? kReleasers[c] : &std::free, cpu_device());
 }
 
-}  // namespace
-
-DataPtr allocate(size_t nbytes) {
-  const size_t c = class_of(nbytes);
+// A cached block of class c, or nullptr when there is none (or the cache is off).
+void* take_cached(size_t c) {
   if constexpr (kCacheEnabled) {
     Cache* cache = t_cache;
     if (cache == nullptr && !t_closed) {
       (void)&t_flusher;  // constructs this thread's flusher, so the cache is emptied at thread exit
       cache = t_cache = new Cache{};
     }
-    if (cache != nullptr && cache->counts[c] > 0) {
-      void* block = cache->blocks[c][--cache->counts[c]];
-      return DataPtr(block, block, kReleasers[c], cpu_device());
-    }
+    if (cache != nullptr && cache->counts[c] > 0) return cache->blocks[c][--cache->counts[c]];
   }
+  return nullptr;
+}
+
+}  // namespace
+
+DataPtr allocate(size_t nbytes) {
+  const size_t c = class_of(nbytes);
+  if (void* block = take_cached(c)) return DataPtr(block, block, kReleasers[c], cpu_device());
   return allocate_new(nbytes, c);
+}
+
+void* allocate_raw(size_t nbytes) {
+  const bool small = nbytes <= kMaxBytes;
+  const size_t c = small ? class_of(nbytes) : 0;
+  if (small) {
+    if (void* block = take_cached(c)) return block;
+  }
+  void* block = nullptr;
+  if (posix_memalign(&block, kCpuAlignment, small ? kMinBytes << c : nbytes) != 0 || block == nullptr) {
+    throw std::bad_alloc();
+  }
+  return block;
+}
+
+void release_raw(void* block, size_t nbytes) noexcept {
+  if (kCacheEnabled && nbytes <= kMaxBytes) {
+    release_to(class_of(nbytes), block);
+  } else {
+    std::free(block);
+  }
 }
 
 bool caching_enabled() { return kCacheEnabled; }

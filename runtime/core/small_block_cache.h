@@ -20,6 +20,14 @@ inline constexpr size_t kMaxBytes = 4096;
 // tg::OutOfMemoryError when the system has no memory.
 DataPtr allocate(size_t nbytes);
 
+// The same per-thread cache for objects made on every operation (RefCounted's operator new:
+// TensorImpl, StorageImpl), without a DataPtr: a block of at least nbytes, aligned to
+// kCpuAlignment; nbytes above kMaxBytes come from the system. release_raw takes the nbytes
+// that allocate_raw was given. Throws std::bad_alloc when the system has no memory, as an
+// operator new must.
+void* allocate_raw(size_t nbytes);
+void release_raw(void* block, size_t nbytes) noexcept;
+
 // Whether freed blocks are kept (false under AddressSanitizer).
 bool caching_enabled();
 

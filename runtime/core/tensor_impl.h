@@ -20,8 +20,9 @@ namespace tg {
 
 class TensorImpl;
 
-// The slot autograd fills in (runtime/autograd); core only knows it exists.
-class AutogradMetaInterface {
+// The slot autograd fills in (runtime/autograd); core only knows it exists. Every result that
+// requires grad gets one, so it is pooled (core/pooled_object.h).
+class AutogradMetaInterface : public PooledObject {
  public:
   virtual ~AutogradMetaInterface() = default;
   virtual bool requires_grad() const = 0;
