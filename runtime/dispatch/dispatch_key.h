@@ -16,7 +16,6 @@ namespace tg {
   _(CUDA)            /* backend: kernels in kernels/cuda */                          \
   _(PrivateUse1)     /* backend: for out-of-tree devices and tests */                \
   _(BackendSelect)   /* picks a backend for factories, which have no tensor input */ \
-  _(ADInplaceOrView) /* version bumps and view bookkeeping for in-place ops */       \
   _(Tracer)          /* records calls into a jit::Graph (runtime/jit/tracer.cpp) */   \
   _(Autograd)        /* records the graph, then redispatches below itself */         \
   _(FuncTorchBatched) /* vmap: batching rules over BatchedTensors (runtime/functorch) */ \

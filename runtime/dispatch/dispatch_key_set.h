@@ -1,6 +1,6 @@
 // DispatchKeySet: a 64-bit set of runtime dispatch keys; bit i is DispatchKey(i).
 // Priority is the bit index: highest_priority_key() is the highest set bit, so a call goes
-// to Autograd before ADInplaceOrView before the backend. Every operation is a few
+// to Autograd before Tracer before the backend. Every operation is a few
 // instructions on one word; nothing here allocates.
 #pragma once
 
@@ -67,7 +67,9 @@ static_assert(kNumRuntimeKeys <= 64, "DispatchKeySet holds at most 64 runtime ke
 std::ostream& operator<<(std::ostream& out, DispatchKeySet ks);
 
 // Keys that autograd-aware code steps below (AutoDispatchBelowAutograd excludes these).
-constexpr DispatchKeySet kAutogradRelatedKeys{DispatchKey::Autograd, DispatchKey::ADInplaceOrView};
+// PyTorch also has ADInplaceOrView here; tensorgen bumps versions in the backend wrappers
+// and records views in the Autograd kernels instead (Note [Version bumps in backend wrappers]).
+constexpr DispatchKeySet kAutogradRelatedKeys{DispatchKey::Autograd};
 constexpr DispatchKeySet kBackendKeys{DispatchKey::CPU, DispatchKey::CUDA, DispatchKey::PrivateUse1};
 
 }  // namespace tg

@@ -70,7 +70,7 @@ TEST_CASE("dispatch_keys: every key's name round-trips through parse_dispatch_ke
     CHECK(tg::parse_dispatch_key(tg::to_string(k)).value_or(DispatchKey::Undefined) == k);
   }
   CHECK(tg::to_string(DispatchKey::CPU) == "CPU");
-  CHECK(tg::to_string(DispatchKey::ADInplaceOrView) == "ADInplaceOrView");
+  CHECK(tg::to_string(DispatchKey::Tracer) == "Tracer");
   CHECK(tg::to_string(DispatchKey::CompositeImplicitAutograd) == "CompositeImplicitAutograd");
   CHECK(tg::to_string(DispatchKey::Undefined) == "Undefined");
   CHECK(tg::to_string(DispatchKey::EndOfRuntimeKeys) == "InvalidDispatchKey");
@@ -107,12 +107,10 @@ TEST_CASE("dispatch_keys: runtime keys are distinct from alias keys and ordered 
   CHECK_FALSE(tg::is_backend_key(DispatchKey::Autograd));
   CHECK_FALSE(tg::is_backend_key(DispatchKey::BackendSelect));
 
-  // Priority: backends < BackendSelect < ADInplaceOrView < Tracer < Autograd < PrivateUse2.
+  // Priority: backends < BackendSelect < Tracer < Autograd < PrivateUse2.
   CHECK(DispatchKey::CPU < DispatchKey::BackendSelect);
   CHECK(DispatchKey::PrivateUse1 < DispatchKey::BackendSelect);
-  CHECK(DispatchKey::BackendSelect < DispatchKey::ADInplaceOrView);
-  CHECK(DispatchKey::ADInplaceOrView < DispatchKey::Autograd);
-  CHECK(DispatchKey::ADInplaceOrView < DispatchKey::Tracer);  // the jit tracer records below autograd
+  CHECK(DispatchKey::BackendSelect < DispatchKey::Tracer);
   CHECK(DispatchKey::Tracer < DispatchKey::Autograd);
   CHECK(DispatchKey::Autograd < DispatchKey::PrivateUse2);
 }
@@ -173,8 +171,7 @@ TEST_CASE("dispatch_keys: highest_priority_key, below and below_highest") {
   CHECK(DispatchKeySet{DispatchKey::CPU, DispatchKey::Autograd}.highest_priority_key() == DispatchKey::Autograd);
   CHECK(DispatchKeySet{DispatchKey::Autograd, DispatchKey::PrivateUse2}.highest_priority_key() ==
         DispatchKey::PrivateUse2);
-  CHECK(DispatchKeySet{DispatchKey::CUDA, DispatchKey::ADInplaceOrView}.highest_priority_key() ==
-        DispatchKey::ADInplaceOrView);
+  CHECK(DispatchKeySet{DispatchKey::CUDA, DispatchKey::Tracer}.highest_priority_key() == DispatchKey::Tracer);
   // Each key is the highest of the set of it and everything below it.
   for (DispatchKey k : kRuntimeKeys) {
     CAPTURE(tg::to_string(k));
@@ -185,13 +182,13 @@ TEST_CASE("dispatch_keys: highest_priority_key, below and below_highest") {
   CHECK(DispatchKeySet::below(DispatchKey::CUDA) == DispatchKeySet(DispatchKey::CPU));
   CHECK(DispatchKeySet::below(DispatchKey::Autograd) ==
         DispatchKeySet{DispatchKey::CPU, DispatchKey::CUDA, DispatchKey::PrivateUse1, DispatchKey::BackendSelect,
-                       DispatchKey::ADInplaceOrView, DispatchKey::Tracer});
+                       DispatchKey::Tracer});
   CHECK_FALSE(DispatchKeySet::below(DispatchKey::Autograd).has(DispatchKey::Autograd));
   CHECK_FALSE(DispatchKeySet::below(DispatchKey::Autograd).has(DispatchKey::PrivateUse2));
   CHECK(DispatchKeySet::below(DispatchKey::Undefined).empty());
 
-  const DispatchKeySet call{DispatchKey::CPU, DispatchKey::ADInplaceOrView, DispatchKey::Autograd};
-  CHECK(call.below_highest() == DispatchKeySet{DispatchKey::CPU, DispatchKey::ADInplaceOrView});
+  const DispatchKeySet call{DispatchKey::CPU, DispatchKey::Tracer, DispatchKey::Autograd};
+  CHECK(call.below_highest() == DispatchKeySet{DispatchKey::CPU, DispatchKey::Tracer});
   CHECK(call.below_highest().below_highest() == DispatchKeySet(DispatchKey::CPU));
   CHECK(call.below_highest().below_highest().below_highest().empty());
   CHECK(DispatchKeySet().below_highest().empty());
@@ -204,13 +201,13 @@ TEST_CASE("dispatch_keys: full() holds every runtime key, and for_each visits lo
   CHECK(full.highest_priority_key() == kRuntimeKeys.back());
 
   CHECK(keys_of(DispatchKeySet()).empty());
-  const std::vector<DispatchKey> expected = {DispatchKey::CPU, DispatchKey::ADInplaceOrView, DispatchKey::Autograd,
+  const std::vector<DispatchKey> expected = {DispatchKey::CPU, DispatchKey::Tracer, DispatchKey::Autograd,
                                              DispatchKey::PrivateUse2};
   // The order of construction does not matter; iteration is by priority.
   CHECK(keys_of(DispatchKeySet{DispatchKey::PrivateUse2, DispatchKey::Autograd, DispatchKey::CPU,
-                               DispatchKey::ADInplaceOrView}) == expected);
+                               DispatchKey::Tracer}) == expected);
 
-  CHECK(tg::kAutogradRelatedKeys == DispatchKeySet{DispatchKey::Autograd, DispatchKey::ADInplaceOrView});
+  CHECK(tg::kAutogradRelatedKeys == DispatchKeySet(DispatchKey::Autograd));
   CHECK(tg::kBackendKeys == DispatchKeySet{DispatchKey::CPU, DispatchKey::CUDA, DispatchKey::PrivateUse1});
 }
 
@@ -219,7 +216,7 @@ TEST_CASE("dispatch_keys: printing a key set lists its keys in priority order") 
   CHECK(printed(DispatchKeySet(DispatchKey::CPU)) == "[CPU]");
   CHECK(printed(DispatchKeySet{DispatchKey::Autograd, DispatchKey::CPU}) == "[CPU, Autograd]");
   CHECK(printed(DispatchKeySet::full()) ==
-        "[CPU, CUDA, PrivateUse1, BackendSelect, ADInplaceOrView, Tracer, Autograd, FuncTorchBatched, PrivateUse2]");
+        "[CPU, CUDA, PrivateUse1, BackendSelect, Tracer, Autograd, FuncTorchBatched, PrivateUse2]");
 }
 
 TEST_CASE("dispatch_keys: include and exclude guards nest and restore the previous sets") {
@@ -296,14 +293,14 @@ TEST_CASE("dispatch_keys: the thread-local sets are per thread") {
   CHECK(tg::local_dispatch_key_set().excluded == DispatchKeySet(DispatchKey::Autograd));
 }
 
-TEST_CASE("dispatch_keys: AutoDispatchBelowAutograd excludes Autograd and ADInplaceOrView") {
+TEST_CASE("dispatch_keys: AutoDispatchBelowAutograd excludes Autograd") {
   require_clean_tls();
   {
     tg::ExcludeDispatchKeyGuard already(DispatchKey::PrivateUse2);
     {
       tg::AutoDispatchBelowAutograd below;
       CHECK(tg::local_dispatch_key_set().excluded ==
-            DispatchKeySet{DispatchKey::Autograd, DispatchKey::ADInplaceOrView, DispatchKey::PrivateUse2});
+            DispatchKeySet{DispatchKey::Autograd, DispatchKey::PrivateUse2});
       CHECK(tg::local_dispatch_key_set().included == kInitiallyIncluded);
     }
     CHECK(tg::local_dispatch_key_set().excluded == DispatchKeySet(DispatchKey::PrivateUse2));

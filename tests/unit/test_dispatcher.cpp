@@ -301,13 +301,13 @@ TEST_CASE("dispatcher: Autograd runs before CPU, and redispatching below it reac
         Trace{"Autograd [CPU, Autograd]", "CPU [CPU]"});
 
   // Keys the redispatch does not mask stay in the set the next kernel receives.
-  lib.impl("op", DispatchKey::ADInplaceOrView, +[](DispatchKeySet ks, const Tensor& a) {
-    record("ADInplaceOrView", ks);
+  lib.impl("op", DispatchKey::Tracer, +[](DispatchKeySet ks, const Tensor& a) {
+    record("Tracer", ks);
     return dispatcher().findSchemaOrThrow("test_priority::op").typed<Tensor(const Tensor&)>().redispatch(
         ks.below_highest(), a);
   });
-  CHECK(trace_of_call("test_priority::op", with_keys({DispatchKey::Autograd, DispatchKey::ADInplaceOrView})) ==
-        Trace{"Autograd [CPU, ADInplaceOrView, Autograd]", "ADInplaceOrView [CPU, ADInplaceOrView]", "CPU [CPU]"});
+  CHECK(trace_of_call("test_priority::op", with_keys({DispatchKey::Autograd, DispatchKey::Tracer})) ==
+        Trace{"Autograd [CPU, Tracer, Autograd]", "Tracer [CPU, Tracer]", "CPU [CPU]"});
 
   // The tensor's value flows through every layer.
   Tensor t = with_keys(DispatchKeySet(DispatchKey::Autograd));

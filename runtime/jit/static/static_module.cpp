@@ -22,7 +22,7 @@ namespace tg::jit {
 // the caller no longer holds it. Views, in-place operators and operators without an out=
 // variant run their functional kernel every time, and what they allocate is theirs.
 // Dispatch is resolved once per node: its kernel is looked up for the backend of its first
-// tensor argument at construction (so Autograd and ADInplaceOrView are skipped), and planned
+// tensor argument at construction (so Autograd is skipped), and planned
 // runs call it directly. See Note [Processed nodes].
 
 // Note [Processed nodes]
