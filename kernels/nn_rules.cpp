@@ -52,12 +52,6 @@ LayerNormShape check_layer_norm(const Tensor& input, IntArrayRef normalized_shap
   return shape;
 }
 
-std::tuple<Tensor, Tensor, Tensor> layer_norm_outputs(const Tensor& input, const LayerNormShape& shape) {
-  const ScalarType dtype = input.scalar_type();
-  return {make_empty_tensor(input.sizes(), dtype, input.device()), make_empty_tensor(shape.stats, dtype, input.device()),
-          make_empty_tensor(shape.stats, dtype, input.device())};
-}
-
 std::tuple<Tensor, Tensor, Tensor> layer_norm_backward_outputs(const Tensor& input, IntArrayRef normalized_shape,
                                                                std::array<bool, 3> output_mask) {
   const auto make = [&](bool wanted, IntArrayRef sizes) {

@@ -28,8 +28,6 @@ struct LayerNormShape {
 };
 LayerNormShape check_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
                                 const std::optional<Tensor>& bias);
-// native_layer_norm's outputs, allocated: out, mean, rstd.
-std::tuple<Tensor, Tensor, Tensor> layer_norm_outputs(const Tensor& input, const LayerNormShape& shape);
 // native_layer_norm_backward's outputs that output_mask asks for, allocated.
 std::tuple<Tensor, Tensor, Tensor> layer_norm_backward_outputs(const Tensor& input, IntArrayRef normalized_shape,
                                                                std::array<bool, 3> output_mask);

@@ -27,12 +27,19 @@ namespace {
 bool defined(const std::optional<Tensor>& t) { return t.has_value() && t->defined(); }
 
 // Row values of an optional per-element parameter (weight or bias), as double; `fill` without it.
-std::vector<double> parameter_row(const std::optional<Tensor>& p, int64_t n, double fill) {
+// A contiguous parameter of the input's dtype T (the usual case) is read in place, so that a
+// planned graph's layer norm allocates no tensor (the same values: T to double is exact).
+template <typename T>
+std::vector<double> parameter_row(const std::optional<Tensor>& p, int64_t n, double fill, ScalarType dtype) {
   std::vector<double> row(static_cast<size_t>(n), fill);
-  if (defined(p)) {
-    const Tensor c = cpu::contiguous_as(*p, kDouble);
-    std::copy_n(c.data_ptr<double>(), n, row.begin());
+  if (!defined(p)) return row;
+  if (p->is_contiguous() && p->scalar_type() == dtype) {
+    const T* values = p->data_ptr<T>();
+    for (int64_t j = 0; j < n; ++j) row[static_cast<size_t>(j)] = cpu::convert<double>(values[j]);
+    return row;
   }
+  const Tensor c = cpu::contiguous_as(*p, kDouble);
+  std::copy_n(c.data_ptr<double>(), n, row.begin());
   return row;
 }
 
@@ -214,26 +221,23 @@ TG_TARGET_AVX2 void layer_norm_backward_rows_avx2(const T* x, const T* g, const 
 
 }  // namespace
 
-std::tuple<Tensor, Tensor, Tensor> native::layer_norm_cpu(const Tensor& input, IntArrayRef normalized_shape,
-                                                          const std::optional<Tensor>& weight,
-                                                          const std::optional<Tensor>& bias, double eps) {
-  const LayerNormShape shape = check_layer_norm(input, normalized_shape, weight, bias);
+void native::layer_norm_out_cpu(const Tensor& input, IntArrayRef /*normalized_shape*/, const std::optional<Tensor>& weight,
+                                const std::optional<Tensor>& bias, double eps, const Tensor& out, const Tensor& mean,
+                                const Tensor& rstd) {
+  // The meta function checked the arguments: out has input's shape, mean and rstd one
+  // element per row.
   const ScalarType dtype = input.scalar_type();
-  // std::tie, not a structured binding: the lambdas below capture these, which clang before
-  // 16 does not allow for bindings (the sanitized CI leg builds with clang 14).
-  Tensor out, mean, rstd;
-  std::tie(out, mean, rstd) = layer_norm_outputs(input, shape);
-  const int64_t n = shape.row_size;
-  const int64_t m = shape.rows;
-  if (n == 0) return {out, mean, rstd};
+  const int64_t m = mean.numel();
+  const int64_t n = m == 0 ? 0 : input.numel() / m;
+  if (n == 0) return;
   TG_DISPATCH_FLOATING_TYPES(dtype, "layer_norm", [&] {
     const Tensor x_t = cpu::contiguous_as(input, dtype);
     const scalar_t* x = x_t.data_ptr<scalar_t>();
     scalar_t* y = out.data_ptr<scalar_t>();
     scalar_t* mean_out = mean.data_ptr<scalar_t>();
     scalar_t* rstd_out = rstd.data_ptr<scalar_t>();
-    const std::vector<double> w = parameter_row(weight, n, 1.0);
-    const std::vector<double> b = parameter_row(bias, n, 0.0);
+    const std::vector<double> w = parameter_row<scalar_t>(weight, n, 1.0, dtype);
+    const std::vector<double> b = parameter_row<scalar_t>(bias, n, 0.0, dtype);
     const bool avx2 = cpu::vec::has_avx2_fma();
     cpu::parallel_for(m, row_grain(n), [&](int64_t begin, int64_t end) {
       if (avx2) {
@@ -243,7 +247,6 @@ std::tuple<Tensor, Tensor, Tensor> native::layer_norm_cpu(const Tensor& input, I
       }
     });
   });
-  return {out, mean, rstd};
 }
 
 std::tuple<Tensor, Tensor, Tensor> native::layer_norm_backward_cpu(
@@ -254,7 +257,9 @@ std::tuple<Tensor, Tensor, Tensor> native::layer_norm_backward_cpu(
   const ScalarType dtype = input.scalar_type();
   const int64_t m = shape.rows;
   const int64_t n = shape.row_size;
-  Tensor grad_input, grad_weight, grad_bias;  // std::tie: captured below (see layer_norm_cpu)
+  // std::tie, not a structured binding: the lambdas below capture these, which clang before
+  // 16 does not allow for bindings (the sanitized CI leg builds with clang 14).
+  Tensor grad_input, grad_weight, grad_bias;
   std::tie(grad_input, grad_weight, grad_bias) = layer_norm_backward_outputs(input, normalized_shape, output_mask);
   if (n == 0) return {grad_input, grad_weight, grad_bias};
   TG_DISPATCH_FLOATING_TYPES(dtype, "layer_norm_backward", [&] {
@@ -266,7 +271,7 @@ std::tuple<Tensor, Tensor, Tensor> native::layer_norm_backward_cpu(
     const scalar_t* g = g_t.data_ptr<scalar_t>();
     const double* means = mean_t.data_ptr<double>();
     const double* rstds = rstd_t.data_ptr<double>();
-    const std::vector<double> w = parameter_row(weight, n, 1.0);
+    const std::vector<double> w = parameter_row<scalar_t>(weight, n, 1.0, dtype);
     // grad_weight and grad_bias sum over rows: each block of rows (one per thread, fewer for
     // small inputs) sums into its own partial row, and the partials are added in block
     // order, so the result does not depend on which thread ran which block.

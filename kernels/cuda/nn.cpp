@@ -38,17 +38,17 @@ void masked_scale(const Tensor& out, const Tensor& input, const Tensor& keep, do
 
 }  // namespace
 
-std::tuple<Tensor, Tensor, Tensor> native::layer_norm_cuda(const Tensor& input, IntArrayRef normalized_shape,
-                                                           const std::optional<Tensor>& weight,
-                                                           const std::optional<Tensor>& bias, double eps) {
-  const LayerNormShape shape = check_layer_norm(input, normalized_shape, weight, bias);
+void native::layer_norm_out_cuda(const Tensor& input, IntArrayRef /*normalized_shape*/,
+                                 const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps,
+                                 const Tensor& out, const Tensor& mean, const Tensor& rstd) {
+  // The meta function checked the arguments: mean and rstd hold one element per row.
   const ScalarType dtype = input.scalar_type(), acc = cuda::acc_dtype(dtype);
-  auto [out, mean, rstd] = layer_norm_outputs(input, shape);
+  const int64_t rows = mean.numel();
+  const int64_t row_size = rows == 0 ? 0 : input.numel() / rows;
   const Tensor x = cuda::contiguous_as(input, dtype);
   const Tensor w = optional_as(weight, acc), b = optional_as(bias, acc);
   cuda::launch_layer_norm(dtype, x.data_ptr(), data_or_null(w), data_or_null(b), out.data_ptr(), mean.data_ptr(),
-                          rstd.data_ptr(), shape.rows, shape.row_size, eps);
-  return {out, mean, rstd};
+                          rstd.data_ptr(), rows, row_size, eps);
 }
 
 std::tuple<Tensor, Tensor, Tensor> native::layer_norm_backward_cuda(
