@@ -22,11 +22,15 @@ from codegen.registry import expand_schema_paths, load_registry  # noqa: E402
 
 
 def rendered_pointwise_files(registry):
-    """The generator's PointwiseKernels.h, .cpp and CUDA.cpp for `registry`, as texts."""
+    """The generator's PointwiseKernels.h, .cpp (with the template families' CPU kernels,
+    PointwiseKernelsCPU_<family>.cpp, appended) and CUDA.cpp for `registry`, as texts."""
     with tempfile.TemporaryDirectory() as out:
         render.render_all(registry, REPO_ROOT / "templates", out)
-        return tuple((Path(out) / name).read_text()
-                     for name in ("PointwiseKernels.h", "PointwiseKernels.cpp", "PointwiseKernelsCUDA.cpp"))
+        header, cpu, cuda = ((Path(out) / name).read_text()
+                             for name in ("PointwiseKernels.h", "PointwiseKernels.cpp", "PointwiseKernelsCUDA.cpp"))
+        for path in sorted(Path(out).glob("PointwiseKernelsCPU_*.cpp")):
+            cpu += path.read_text()
+        return header, cpu, cuda
 
 
 UNARY_OUT = "- func: cbrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n"
