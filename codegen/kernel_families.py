@@ -12,7 +12,8 @@ entries of each family the generator writes, in schema order:
   - PointwiseKernels.h: the enum, the name table, the dtype class of each operator and the
     formula switch (host and device), included only by the family's kernel files and .cu;
   - PointwiseKernels.cpp: the meta functions and the CPU kernels, one line each, calling the
-    family's meta and CPU loop;
+    family's meta and CPU loop (for a family whose CPU loop is a template, its CPU kernels are
+    in PointwiseKernelsCPU_<family>.cpp, one unit per family: codegen/render.py);
   - PointwiseKernelsCUDA.cpp (CUDA builds only): the CUDA kernels, calling the CUDA loop.
 The entry's dispatch table is implied ({CPU: <op>_out_cpu, CUDA: <op>_out_cuda}), so the
 registration and NativeFunctions.h are what `dispatch:` would give. Everything that could be
