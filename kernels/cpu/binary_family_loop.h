@@ -2,8 +2,8 @@
 // Note [Kernels declared in the schema], codegen/kernel_families.py): out's dtype is the meta
 // function's, the operands load converted to its opmath type. A template on the operator, as
 // the hand-written kernels were, so that the formula is compiled into the loop (which the
-// compiler vectorises, cpu/loops.h); the generated PointwiseKernels.cpp instantiates it once
-// per operator.
+// compiler vectorises, cpu/loops.h); the generated PointwiseKernelsCPU_binary.cpp instantiates
+// it once per operator.
 #pragma once
 
 #include "PointwiseKernels.h"
@@ -29,13 +29,14 @@ template <BinaryOp op>
 void binary_out_cpu(const Tensor& self, const Tensor& other, const Tensor& out) {
   cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
   dispatch_binary<op>(out.scalar_type(), [&](auto tag) {
-    using T = opmath_t<typename decltype(tag)::type>;
-    cpu::binary_kernel<typename decltype(tag)::type>(out, self, other,
-                                                     [](T a, T b) { return math::binary(op, a, b, T(1)); });
+    using S = typename decltype(tag)::type;
+    using T = opmath_t<S>;
+    cpu::binary_kernel<S>(out, self, other, [](T a, T b) { return math::binary(op, a, b, T(1)); });
   });
 }
 
-// add, sub: alpha 1 is a constant of the loop (a * 1 folds away), any other a captured value.
+// add, sub: alpha 1 is a constant of the loop (the multiply by 1, exact, folds away), any other
+// alpha a captured value.
 template <BinaryOp op>
 void binary_out_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
   cpu::LaunchesOnly launches_only;  // see Note [Launch replay]
