@@ -12,7 +12,8 @@ entries of each family the generator writes, in schema order:
   - PointwiseKernels.h: the enum, the name table, the dtype class of each operator and the
     formula switch (host and device), included only by the family's kernel files and .cu;
   - PointwiseKernels.cpp: the meta functions and the CPU kernels, one line each, calling the
-    family's meta and CPU loop;
+    family's meta and CPU loop (for a family whose CPU loop is a template, its CPU kernels are
+    in PointwiseKernelsCPU_<family>.cpp, one unit per family: codegen/render.py);
   - PointwiseKernelsCUDA.cpp (CUDA builds only): the CUDA kernels, calling the CUDA loop.
 The entry's dispatch table is implied ({CPU: <op>_out_cpu, CUDA: <op>_out_cuda}), so the
 registration and NativeFunctions.h are what `dispatch:` would give. Everything that could be
@@ -29,11 +30,16 @@ Two sub-keys serve the older operators of schemas/pointwise.yaml (family `unary`
   - `meta: custom`: the meta function (meta::<op>_out) is hand-written, for an operator whose
     checks are its own (neg refuses bool with PyTorch's message); the kernels are generated.
 The comparisons (family `compare`: eq ... ge) have a bool formula and a template CPU loop
-(kernels/cpu/compare_family_loop.h), as their hand-written kernels had.
+(kernels/cpu/compare_family_loop.h), as their hand-written kernels had. The arithmetic
+operators (family `binary`: add, sub, mul, div, pow) take one of several signatures: add and
+sub have `Scalar alpha`, which their formula reads as `alpha` (a formula of an operator
+without alpha may not name it), and pow's out overload is `.Tensor_Tensor_out` with operand
+`exponent`, as PyTorch names them; `dtypes: numeric` (no bool) joins `all` and `floating`.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -51,6 +57,22 @@ META_KINDS = ("family", "custom")
 
 
 @dataclass(frozen=True)
+class Signature:
+    """The non-out arguments and the name of an out overload a family accepts."""
+
+    arguments: tuple[str, ...]  # "Tensor self", "Scalar alpha=1"
+    overload: str = "out"
+
+    def names(self) -> list[str]:
+        return [a.split()[-1].split("=")[0] for a in self.arguments]
+
+
+# The widest dtype class first; a narrower one is guarded in a family with a wider one.
+DTYPE_GUARDS = {"all": None, "numeric": "!std::is_same_v<T, bool>",
+                "floating": "std::is_floating_point_v<T>"}
+
+
+@dataclass(frozen=True)
 class Family:
     """One family of pointwise kernels: its C++ enum and loops, the operands its formulas
     name, the non-out arguments its out overloads take, and the dtype classes it supports
@@ -65,37 +87,36 @@ class Family:
     cpu_template: bool = False       # its CPU loop is a template on the operator
     overload: str = "out"            # the out overload's name: eq.Tensor_out
     result: str = "T"                # the formula's type: T (the opmath type) or bool
+    # Further signatures the family accepts (binary: without alpha, and pow's).
+    other_signatures: tuple[Signature, ...] = ()
+    # Scalar arguments the formula sees besides the operands (binary: alpha, 1 for an
+    # operator without it); a formula names one exactly when its signature takes it.
+    scalars: tuple[str, ...] = ()
+
+    @property
+    def signatures(self) -> tuple[Signature, ...]:
+        return (Signature(self.arguments, self.overload),) + self.other_signatures
+
+    def guard(self, dtype_class: str) -> str | None:
+        """The `if constexpr` condition around a formula of `dtype_class`: none for the
+        family's widest class, whose every dtype the switch is compiled for."""
+        widest = next(c for c in DTYPE_GUARDS if c in self.dtype_classes)
+        return None if dtype_class == widest else DTYPE_GUARDS[dtype_class]
+
+    @property
+    def has_numeric_choice(self) -> bool:
+        """Whether `numeric` is a narrower class than another of the family's (binary)."""
+        return "numeric" in self.dtype_classes and "all" in self.dtype_classes
+
+    @property
+    def scalar_params(self) -> str:
+        """The formula switch's operands: "T a, T b"."""
+        return ", ".join(f"T {v}" for v in self.operands + self.scalars)
 
     @property
     def fallback(self) -> str:
         """What the switch returns after its cases (never reached)."""
         return self.operands[0] if self.result == "T" else f"{self.result}()"
-
-    @property
-    def out_signature(self) -> str:
-        return f".{self.overload}({', '.join(self.arguments)}, *, Tensor(a!) out) -> Tensor(a!)"
-
-    @property
-    def scalar_params(self) -> str:
-        """The formula switch's operands: "T a, T b"."""
-        return ", ".join(f"T {v}" for v in self.operands)
-
-    @property
-    def cpp_params(self) -> str:
-        names = [a.split()[-1] for a in self.arguments] + ["out"]
-        return ", ".join(f"const Tensor& {n}" for n in names)
-
-    @property
-    def cpp_args(self) -> str:
-        return ", ".join([a.split()[-1] for a in self.arguments] + ["out"])
-
-    @property
-    def meta_params(self) -> str:
-        return ", ".join(f"const Tensor& {a.split()[-1]}" for a in self.arguments)
-
-    @property
-    def meta_args(self) -> str:
-        return ", ".join(a.split()[-1] for a in self.arguments)
 
 
 FAMILIES: dict[str, Family] = {
@@ -107,6 +128,11 @@ FAMILIES: dict[str, Family] = {
     # eq ... ge: bool out (or self's dtype in place), computed in the operands' result type.
     "compare": Family("compare", "CompareOp", ("a", "b"), ("Tensor self", "Tensor other"),
                       ("all",), cpu_template=True, overload="Tensor_out", result="bool"),
+    # add, sub, mul, div, pow: the operands' result type; add and sub scale b by alpha.
+    "binary": Family("binary", "BinaryOp", ("a", "b"), ("Tensor self", "Tensor other", "Scalar alpha=1"),
+                     ("all", "numeric", "floating"), cpu_template=True, scalars=("alpha",),
+                     other_signatures=(Signature(("Tensor self", "Tensor other")),
+                                       Signature(("Tensor self", "Tensor exponent"), "Tensor_Tensor_out"))),
 }
 
 
@@ -190,13 +216,37 @@ def check_kernel(f: NativeFunction, errors: ErrorCollector) -> None:
                             "put it on the '.out' overload marked 'structured: True'")
         return
     family = FAMILIES[f.kernel.family]
+    signature = entry_signature(f)
+    if signature is None:
+        expected = " or ".join(f"'{f.func.base_name}{out_signature(s)}'" for s in family.signatures)
+        errors.error(where, f"'{name}' does not have the signature of kernel family "
+                            f"{family.name}: expected {expected}")
+        return
+    for scalar in family.scalars:
+        named = re.search(rf"\b{scalar}\b", f.kernel.formula) is not None
+        taken = scalar in signature.names()
+        if named != taken:
+            formula_loc = f.kernel.formula_loc or where
+            errors.error(formula_loc,
+                         f"the formula of '{name}' names '{scalar}', which its signature does not take"
+                         if named else
+                         f"the formula of '{name}' does not use its argument '{scalar}'; "
+                         f"write it into the formula (add's: \"math::add(a, math::mul(alpha, b))\")")
+
+
+def entry_signature(f: NativeFunction) -> Signature | None:
+    """The family signature `f` has, or None."""
+    family = FAMILIES[f.kernel.family]
     non_out = tuple(str(a) for a in f.func.non_out_arguments)
     outs = f.func.out_arguments
-    if non_out != family.arguments or len(outs) != 1 or outs[0].name != "out" \
-            or f.func.overload_name != family.overload:
-        errors.error(where, f"'{name}' does not have the signature of kernel family "
-                            f"{family.name}: expected '{f.func.base_name}"
-                            f"{family.out_signature}'")
+    if len(outs) != 1 or outs[0].name != "out":
+        return None
+    return next((s for s in family.signatures
+                 if s.arguments == non_out and s.overload == f.func.overload_name), None)
+
+
+def out_signature(signature: Signature) -> str:
+    return f".{signature.overload}({', '.join(signature.arguments)}, *, Tensor(a!) out) -> Tensor(a!)"
 
 
 def check_families(functions: Sequence[NativeFunction], errors: ErrorCollector) -> None:
@@ -230,6 +280,27 @@ class FamilyOperator:
     line_directive: str  # `#line` of the formula (Note [Formulas keep their line])
     vectorized: bool   # the CPU kernel has the vector path (`vectorized: True`)
     custom_meta: bool  # meta::<op>_out is hand-written (`meta: custom`)
+    signature: Signature  # its non-out arguments: self, other (, alpha)
+    guard: str | None  # the `if constexpr` condition of its formula (a narrower dtype class)
+
+    @property
+    def cpp_params(self) -> str:
+        """The kernel's parameters: "const Tensor& self, const Scalar& alpha, const Tensor& out"."""
+        return ", ".join(f"const {a.split()[0]}& {n}"
+                         for a, n in zip(self.signature.arguments, self.signature.names())) \
+            + ", const Tensor& out"
+
+    @property
+    def cpp_args(self) -> str:
+        return ", ".join(self.signature.names() + ["out"])
+
+    @property
+    def meta_params(self) -> str:
+        return self.cpp_params.removesuffix(", const Tensor& out")
+
+    @property
+    def meta_args(self) -> str:
+        return ", ".join(self.signature.names())
 
 
 @dataclass(frozen=True)
@@ -255,5 +326,6 @@ def family_groups(functions: Sequence[NativeFunction]) -> list[FamilyGroup]:
                 f.func.base_name, enum_constant(f), f.kernel.formula, f.kernel.dtypes,
                 cpp_types.overload_cpp_name(f.func), cpp_types.default_kernel_name(f.func),
                 line_directive(f.kernel.formula_loc or f.kernel.loc),
-                f.kernel.vectorized, f.kernel.custom_meta))
+                f.kernel.vectorized, f.kernel.custom_meta, entry_signature(f),
+                FAMILIES[f.kernel.family].guard(f.kernel.dtypes)))
     return [FamilyGroup(FAMILIES[name], tuple(ops)) for name, ops in members.items() if ops]

@@ -433,6 +433,7 @@ class NativeFunction:
     key_locs: FrozenDict = field(default_factory=FrozenDict, compare=False, repr=False)
     batching: Optional[str] = None       # ours: the vmap batching rule (codegen/batching.py)
     kernel: Optional[PointwiseKernel] = None  # ours: a kernel declared in the schema
+    scalar_overload_of: Optional[str] = None  # ours: the Tensor twin of a Scalar overload
 
     @property
     def full_name(self) -> str:

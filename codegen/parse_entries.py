@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from codegen import cpp_types
+from codegen import cpp_types, scalar_overloads
 from codegen.errors import ErrorCollector, Location, SchemaError, describe_yaml_value, suggestion
 from codegen.kernel_families import implied_dispatch, parse_kernel
 from codegen.loader import LocatedList, LocatedMap
@@ -28,7 +28,8 @@ from codegen.yaml_values import (CPP_IDENTIFIER, Node, expect_bool, expect_mappi
 # Every key some part of the generator reads; anything else is an "unknown key" error.
 # torchgen's `autogen` and `manual_cpp_binding` are not here: nothing would read them.
 ENTRY_KEYS = ("func", "variants", "dispatch", "structured", "structured_delegate", "tags",
-              "device_check", "device_guard", "derivatives", "conformance", "batching", "kernel")
+              "device_check", "device_guard", "derivatives", "conformance", "batching", "kernel",
+              "scalar_overload_of")
 
 
 @dataclass
@@ -87,6 +88,8 @@ def _parse_entry(node: Node, errors: ErrorCollector, into: ParsedEntries) -> Non
     read("device_guard", lambda v, loc, ctx: expect_bool(v, loc, f"'device_guard'{ctx}"), True)
     read("batching", _parse_batching, None)
     read("kernel", lambda v, loc, ctx: parse_kernel(v, loc, node.path, ctx, errors), None)
+    read("scalar_overload_of",
+         lambda v, loc, ctx: expect_string(v, loc, f"'scalar_overload_of'{ctx}"), None)
     derivatives_node, conformance_node = node.take("derivatives"), node.take("conformance")
     node.report_unknown(errors, "key", ENTRY_KEYS, context)
 
@@ -109,8 +112,10 @@ def _parse_entry(node: Node, errors: ErrorCollector, into: ParsedEntries) -> Non
     dispatch = fields["dispatch"]
     if dispatch is None and fields["kernel"] is not None and not node.has("dispatch"):
         dispatch = implied_dispatch(func)  # Note [Kernels declared in the schema]
+    if dispatch is None and fields["scalar_overload_of"] is not None and not node.has("dispatch"):
+        dispatch = scalar_overloads.implied_dispatch(func)  # Note [Scalar overloads from the schema]
     defaulted = dispatch is None and fields["structured_delegate"] is None \
-        and not node.has("kernel")
+        and not node.has("kernel") and not node.has("scalar_overload_of")
     if defaulted:
         dispatch = FrozenDict({"CompositeImplicitAutograd": cpp_types.default_kernel_name(func)})
     into.functions.append(NativeFunction(
@@ -127,6 +132,7 @@ def _parse_entry(node: Node, errors: ErrorCollector, into: ParsedEntries) -> Non
         conformance=conformance,
         batching=fields["batching"],
         kernel=fields["kernel"],
+        scalar_overload_of=fields["scalar_overload_of"],
         loc=node.loc,
         key_locs=FrozenDict({str(key): node.loc_of(key) for key in node.mapping}),
     ))

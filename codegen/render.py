@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codegen import autograd, batching, conformance, cpp_api, cpp_types, kernel_families
+from codegen import autograd, batching, conformance, cpp_api, cpp_types, kernel_families, scalar_overloads
 from codegen.line_directives import RESUME_GENERATED, resolve_resume_markers
 from codegen.registry import Registry
 from codegen.writer import make_environment, shard, with_banner, write_if_changed
@@ -53,13 +53,26 @@ def discover_templates(templates_dir: Path) -> list[str]:
                   and not p.name.startswith("_"))
 
 
+# Templates rendered once per kernel family whose CPU loop is a template on the operator:
+# PointwiseKernelsCPU_binary.cpp. Each family's loop instantiations get a translation unit
+# of their own, as the hand-written kernels had: in one unit with the other families' GCC
+# inlined less into the loops (a 1-element add ran 7 more instructions).
+PER_TEMPLATE_FAMILY_TEMPLATES = ("PointwiseKernelsCPU.cpp.j2",)
+
+
+def template_families() -> list[str]:
+    return [name for name, family in kernel_families.FAMILIES.items() if family.cpu_template]
+
+
 def output_names(template_name: str) -> list[str]:
-    """The files one template makes: ["Operators.h"], or one per shard."""
+    """The files one template makes: ["Operators.h"], or one per shard or family."""
     name = template_name[: -len(TEMPLATE_SUFFIX)]
+    stem, dot, suffix = name.partition(".")
+    if template_name in PER_TEMPLATE_FAMILY_TEMPLATES:
+        return [f"{stem}_{family}{dot}{suffix}" for family in template_families()]
     count = SHARDED_TEMPLATES.get(template_name)
     if count is None:
         return [name]
-    stem, dot, suffix = name.partition(".")
     return [f"{stem}_{index}{dot}{suffix}" for index in range(count)]
 
 
@@ -77,12 +90,15 @@ def render_all(model: Registry, templates_dir: Path | str, out_dir: Path | str) 
     backward_nodes = autograd.backward_nodes(autograd_kernels)
     batching_rules = batching.batching_rules(model)
     families = kernel_families.family_groups(model.functions)
+    scalar_overload_list = scalar_overloads.scalar_overloads(model.functions)
     conformance_plans = conformance.plans(model, {k.op.f.full_name for k in autograd_kernels})
     outputs: list[Path] = []
     for template_name in templates:
         template = environment.get_template(template_name)
         names = output_names(template_name)
         shards = shard(model.functions, len(names)) if len(names) > 1 else [list(model.functions)]
+        if template_name in PER_TEMPLATE_FAMILY_TEMPLATES:
+            shards = [list(model.functions)] * len(names)
         for index, (name, functions) in enumerate(zip(names, shards)):
             in_shard = {f.full_name for f in functions}
             shard_autograd_kernels = [k for k in autograd_kernels if k.op.f.full_name in in_shard]
@@ -95,6 +111,8 @@ def render_all(model: Registry, templates_dir: Path | str, out_dir: Path | str) 
                 shard_backward_nodes=[n for n in backward_nodes if n.op_name in in_shard],
                 shard_plans=[p for p in conformance_plans if p.name in in_shard],
                 batching_rules=batching_rules, resume_generated_line=RESUME_GENERATED, families=families,
+                family_name=template_families()[index] if template_name in PER_TEMPLATE_FAMILY_TEMPLATES else None,
+                scalar_overloads=scalar_overload_list,
                 shard_index=index, shard_count=len(names))
             path = out_dir / name
             write_if_changed(path, resolve_resume_markers(with_banner(template_name, text), str(path)))

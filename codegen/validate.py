@@ -18,6 +18,7 @@ from codegen.errors import ErrorCollector, Location, suggestion
 from codegen.kernel_families import check_families, check_kernel
 from codegen.model import FunctionSchema, NativeFunction, SchemaKind
 from codegen.parse_entries import ParsedEntries
+from codegen.scalar_overloads import check_scalar_overloads
 
 
 def validate(parsed: ParsedEntries, errors: ErrorCollector) -> None:
@@ -36,6 +37,7 @@ def validate(parsed: ParsedEntries, errors: ErrorCollector) -> None:
     _check_delegates(functions, incomplete, errors)
     _check_cpp_names(functions, errors)
     check_families(functions, errors)
+    check_scalar_overloads(functions, errors)
     check_derivative_formulas(functions, errors)
 
 

@@ -88,5 +88,16 @@ TG_HOST_DEVICE inline T fmin_ignoring_nan(T a, T b) {
   return b < a ? b : a;
 }
 
+// pow: integer power by squaring for integral T (powi: PyTorch's, a negative exponent gives 0
+// unless the base is +-1), the math library's pow for floating T. Never bool (dtypes: numeric).
+template <typename T>
+TG_HOST_DEVICE inline T power(T base, T exponent) {
+  if constexpr (std::is_integral_v<T>) {
+    return powi(base, exponent);
+  } else {
+    return TG_PM_CALL(pow, base, exponent);
+  }
+}
+
 }  // namespace math
 }  // namespace tg

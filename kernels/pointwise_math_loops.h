@@ -5,6 +5,7 @@
 #pragma once
 
 #include "PointwiseKernels.h"
+#include "meta/common_meta.h"
 #include "ops/structured.h"
 
 namespace tg::pointwise_math {
@@ -33,5 +34,36 @@ void unary_out_cuda(UnaryOp op, const Tensor& self, const Tensor& out);
 // dtype). Its CPU loop is a template (cpu/compare_family_loop.h).
 TensorMeta compare_meta(CompareOp op, const Tensor& self, const Tensor& other);
 void compare_out_cuda(CompareOp op, const Tensor& self, const Tensor& other, const Tensor& out);
+
+// binary (add, sub, mul, div, pow): the broadcast shape and the operands' result type, the
+// default float dtype for integral operands of a floating-only operator (div's true
+// division); with alpha (add, sub), alpha must fit the result's category. Runs in every dtype,
+// the numeric ones (binary_numeric_only: sub, pow) or the floating ones. Its metas are inline,
+// as they are on the path of every add (tools/count-op-instructions.sh); its CPU loop is a
+// template (cpu/binary_family_loop.h).
+
+// PyTorch's alpha_check: a bool alpha only for a bool result, an integral one for an integral
+// result. The errors are out of line, so that the common case does not pay for their frame.
+[[gnu::noinline]] void check_alpha_category(const char* op, ScalarType dtype, const Scalar& alpha);
+
+inline void check_alpha(const char* op, ScalarType dtype, const Scalar& alpha) {
+  if (is_floating_type(dtype) && !alpha.is_boolean()) return;  // the common case, which both checks pass
+  check_alpha_category(op, dtype, alpha);
+}
+
+inline TensorMeta binary_meta(BinaryOp op, const Tensor& self, const Tensor& other) {
+  TensorMeta meta = tg::binary_meta(binary_name(op), self, other);
+  if (binary_floating_only(op) && !is_floating_type(meta.dtype)) meta.dtype = default_dtype();
+  return meta;
+}
+
+inline TensorMeta binary_meta(BinaryOp op, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  TensorMeta meta = binary_meta(op, self, other);
+  check_alpha(binary_name(op), meta.dtype, alpha);
+  return meta;
+}
+
+void binary_out_cuda(BinaryOp op, const Tensor& self, const Tensor& other, const Tensor& out);
+void binary_out_cuda(BinaryOp op, const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out);
 
 }  // namespace tg::pointwise_math

@@ -1,45 +1,16 @@
-// The Scalar overloads of the pointwise operators (add.Scalar, mul_.Scalar, eq.Scalar, ...).
-// Each wraps its Scalar in a zero-dim "wrapped number" tensor and calls the Tensor overload,
-// so type promotion sees the Scalar as PyTorch does (int_tensor + 2.5 is float32, not
-// float64) and the one structured kernel per operator serves both overloads.
+// The Scalar overloads of pow (pow.Tensor_Scalar, pow_.Scalar, pow.Scalar). Each wraps its
+// Scalar in a zero-dim "wrapped number" tensor and calls the Tensor overload, so type
+// promotion sees the Scalar as PyTorch does (int_tensor ** 2.5 is float32, not float64) and
+// the one structured kernel serves both overloads.
 #include "NativeFunctions.h"
 #include "tensorgen/ops.h"
 
 namespace tg::native {
 
-// op(self, other, alpha) and self.op_(other, alpha), for operators with an alpha.
-#define TG_SCALAR_OVERLOADS_WITH_ALPHA(op)                                               \
-  Tensor op##_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {     \
-    return tg::op(self, wrapped_scalar_tensor(other), alpha);                             \
-  }                                                                                      \
-  Tensor op##_scalar_(const Tensor& self, const Scalar& other, const Scalar& alpha) {    \
-    return self.op##_(wrapped_scalar_tensor(other), alpha);                               \
-  }
-
-// op(self, other) and self.op_(other).
-#define TG_SCALAR_OVERLOADS(op)                                    \
-  Tensor op##_scalar(const Tensor& self, const Scalar& other) {    \
-    return tg::op(self, wrapped_scalar_tensor(other));              \
-  }                                                                \
-  Tensor op##_scalar_(const Tensor& self, const Scalar& other) {   \
-    return self.op##_(wrapped_scalar_tensor(other));                \
-  }
-
-TG_SCALAR_OVERLOADS_WITH_ALPHA(add)
-TG_SCALAR_OVERLOADS_WITH_ALPHA(sub)
-TG_SCALAR_OVERLOADS(mul)
-TG_SCALAR_OVERLOADS(div)
-TG_SCALAR_OVERLOADS(eq)
-TG_SCALAR_OVERLOADS(ne)
-TG_SCALAR_OVERLOADS(lt)
-TG_SCALAR_OVERLOADS(le)
-TG_SCALAR_OVERLOADS(gt)
-TG_SCALAR_OVERLOADS(ge)
-
-#undef TG_SCALAR_OVERLOADS
-#undef TG_SCALAR_OVERLOADS_WITH_ALPHA
-
-// pow's overloads are named after their argument kinds, so they are written out.
+// pow's Scalar overloads, written out: they refuse an integral base with a negative integral
+// exponent first, and are named after their argument kinds. The other operators' Scalar
+// overloads are generated from `scalar_overload_of:` (Note [Scalar overloads from the schema],
+// codegen/scalar_overloads.py).
 namespace {
 
 // LibTorch refuses an integral base with a negative integral Scalar exponent (the result is

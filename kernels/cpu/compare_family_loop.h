@@ -2,8 +2,8 @@
 // [Kernels declared in the schema], codegen/kernel_families.py): the comparison computes in
 // the operands' result type and writes bool, or, in place, the result converted to self's
 // dtype. A template on the operator, as the hand-written kernels were, so that the
-// comparison is compiled into the loop; the generated PointwiseKernels.cpp instantiates it
-// once per operator.
+// comparison is compiled into the loop; the generated PointwiseKernelsCPU_compare.cpp
+// instantiates it once per operator.
 #pragma once
 
 #include "PointwiseKernels.h"

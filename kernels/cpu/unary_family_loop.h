@@ -1,8 +1,9 @@
 // The CPU loop of the `unary` kernel family (schemas/pointwise.yaml; Note [Kernels declared in
-// the schema], codegen/kernel_families.py). Unlike the other families' loops it is a template
-// on the operator: an operator with `vectorized: True` runs its formula on cpu::Vectorized for
-// contiguous float tensors (cpu/vectorized_loops.h), which needs the formula compiled into the
-// vector loop. The generated PointwiseKernels.cpp instantiates it once per operator.
+// the schema], codegen/kernel_families.py). Like the compare and binary families' loops it is
+// a template on the operator: an operator with `vectorized: True` runs its formula on
+// cpu::Vectorized for contiguous float tensors (cpu/vectorized_loops.h), which needs the
+// formula compiled into the vector loop. The generated PointwiseKernelsCPU_unary.cpp
+// instantiates it once per operator.
 #pragma once
 
 #include "PointwiseKernels.h"

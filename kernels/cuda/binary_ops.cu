@@ -1,13 +1,11 @@
-// CUDA kernels of the binary pointwise operators (add, sub, mul, div, pow), where, the derivatives of gelu, silu and relu (threshold_backward), masked_fill and
-// dropout's masked scaling. Each computes as its CPU kernel does (kernels/cpu/binary_kernels.cpp, compare_kernels.cpp, ...):
-// in the opmath type of its dtype, with the CPU's integer semantics.
+// CUDA kernels of where, the derivatives of gelu, silu and relu (threshold_backward),
+// masked_fill and dropout's masked scaling. Each computes as its CPU kernel does
+// (kernels/cpu/compare_kernels.cpp, ...): in the opmath type of its dtype. The arithmetic
+// operators (add, sub, mul, div, pow) are the `binary` kernel family (pointwise_math_ops.cu).
 // See Note [One kernel per family and dtype].
-#include <type_traits>
-
 #include "activation_math.h"
 #include "cuda/elementwise.cuh"
 #include "cuda/pointwise_ops.h"
-#include "scalar_math.h"
 
 namespace tg::cuda {
 
@@ -19,34 +17,6 @@ namespace tg::cuda {
 // drops by the number of operators in the family.
 
 namespace {
-
-template <typename T>
-struct ArithmeticFunctor {
-  BinaryOp op;
-  T alpha;  // Add and Sub
-
-  __device__ T operator()(T x, T y) const {
-    switch (op) {
-      case BinaryOp::Add:
-        return math::add(x, math::mul(alpha, y));
-      case BinaryOp::Sub:
-        return math::sub(x, math::mul(alpha, y));
-      case BinaryOp::Mul:
-        return math::mul(x, y);
-      case BinaryOp::Div:
-        if constexpr (std::is_floating_point_v<T>) return x / y;
-        break;
-      case BinaryOp::Pow:
-        if constexpr (std::is_floating_point_v<T>) {
-          return ::pow(x, y);
-        } else if constexpr (!std::is_same_v<T, bool>) {
-          return math::powi(x, y);
-        }
-        break;
-    }
-    return T();
-  }
-};
 
 template <typename T>
 struct WhereFunctor {
@@ -80,27 +50,7 @@ struct MaskedScaleFunctor {
   __device__ T operator()(T x, bool keep) const { return keep ? x * scale : T(0); }
 };
 
-// The dtypes each arithmetic operator supports: those of its CPU kernel.
-template <typename Body>
-void dispatch_arithmetic(BinaryOp op, ScalarType dtype, Body&& body) {
-  switch (op) {
-    case BinaryOp::Add: return dispatch_device_dtype<kAllTypes>(dtype, "add", body);
-    case BinaryOp::Sub: return dispatch_device_dtype<kNumericTypes>(dtype, "sub", body);
-    case BinaryOp::Mul: return dispatch_device_dtype<kAllTypes>(dtype, "mul", body);
-    case BinaryOp::Div: return dispatch_device_dtype<kFloatingTypes>(dtype, "div", body);
-    case BinaryOp::Pow: return dispatch_device_dtype<kNumericTypes>(dtype, "pow", body);
-  }
-}
-
 }  // namespace
-
-void launch_binary(BinaryOp op, ScalarType dtype, const ElementwiseArgs& args, ScalarValue alpha) {
-  dispatch_arithmetic(op, dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const ArithmeticFunctor<opmath_t<T>> functor{op, scalar_as<opmath_t<T>>(alpha)};
-    launch_elementwise<T, T, T>(args, functor);
-  });
-}
 
 void launch_where(ScalarType dtype, const ElementwiseArgs& args) {
   dispatch_device_dtype<kAllTypes>(dtype, "where", [&](auto tag) {

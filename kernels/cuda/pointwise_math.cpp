@@ -30,6 +30,17 @@ void unary_out_cuda(UnaryOp op, const Tensor& self, const Tensor& out) {
   launch.finish();
 }
 
+void binary_out_cuda(BinaryOp op, const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  const ScalarType dtype = cuda::kernel_dtype(out.scalar_type(), out, {&self, &other});
+  cuda::ElementwiseLaunch launch(binary_name(op), out, dtype, {{self, dtype}, {other, dtype}});
+  cuda::launch_binary(op, dtype, launch.args(), cuda::scalar_value(alpha));
+  launch.finish();
+}
+
+void binary_out_cuda(BinaryOp op, const Tensor& self, const Tensor& other, const Tensor& out) {
+  binary_out_cuda(op, self, other, Scalar(1), out);
+}
+
 void compare_out_cuda(CompareOp op, const Tensor& self, const Tensor& other, const Tensor& out) {
   const ScalarType dtype = cuda::kernel_dtype(result_type(self, other), out, {&self, &other});
   cuda::ElementwiseLaunch launch(compare_name(op), out, kBool, {{self, dtype}, {other, dtype}});

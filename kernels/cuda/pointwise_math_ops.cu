@@ -1,5 +1,6 @@
 // CUDA kernels of the pointwise kernel families: one kernel per dtype for each family (the
-// floating unary functions, the binary ones, the unary operators of pointwise.yaml), the
+// floating unary functions, the binary ones, the unary operators, comparisons and arithmetic
+// operators of pointwise.yaml), the
 // operator a run-time field (Note [One kernel per
 // family and dtype] in binary_ops.cu). The formulas are the CPU kernels' (the generated
 // PointwiseKernels.h, from the schemas' `kernel:` keys).
@@ -26,6 +27,13 @@ template <typename T>
 struct CompareFunctor {
   CompareOp op;
   __device__ bool operator()(T x, T y) const { return math::compare(op, x, y); }
+};
+
+template <typename T>
+struct BinaryFunctor {
+  BinaryOp op;
+  T alpha;  // 1 for an operator without alpha
+  __device__ T operator()(T x, T y) const { return math::binary(op, x, y, alpha); }
 };
 
 template <typename T>
@@ -64,6 +72,20 @@ void launch_unary(UnaryOp op, ScalarType dtype, const ElementwiseArgs& args) {
     dispatch_device_dtype<kFloatingTypes>(dtype, unary_name(op), body);
   } else {
     dispatch_device_dtype<kNumericTypes>(dtype, unary_name(op), body);
+  }
+}
+
+void launch_binary(BinaryOp op, ScalarType dtype, const ElementwiseArgs& args, ScalarValue alpha) {
+  const auto body = [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    launch_elementwise<T, T, T>(args, BinaryFunctor<opmath_t<T>>{op, scalar_as<opmath_t<T>>(alpha)});
+  };
+  if (binary_floating_only(op)) {
+    dispatch_device_dtype<kFloatingTypes>(dtype, binary_name(op), body);
+  } else if (binary_numeric_only(op)) {
+    dispatch_device_dtype<kNumericTypes>(dtype, binary_name(op), body);
+  } else {
+    dispatch_device_dtype<kAllTypes>(dtype, binary_name(op), body);
   }
 }
 

@@ -1,8 +1,9 @@
-// The pointwise operations of the CUDA backend, as the host code (pointwise.cpp) asks for
-// them: an operation code, the dtype it computes in, and the operands as ElementwiseArgs.
-// The .cu files instantiate one kernel per operation and dtype; a dtype outside an
-// operation's set raises the same NotImplementedError as the CPU kernel ("[add] not
-// implemented for 'bool'; supported: ..."). Each launch runs on the current stream.
+// The pointwise operations of the CUDA backend outside the kernel families (pointwise_math_ops.h),
+// as the host code (pointwise.cpp, activations.cpp, ...) asks for them: an operation code, the
+// dtype it computes in, and the operands as ElementwiseArgs. The .cu files instantiate one
+// kernel per operation and dtype; a dtype outside an operation's set raises the same
+// NotImplementedError as the CPU kernel ("[where] not implemented for ...; supported: ...").
+// Each launch runs on the current stream.
 #pragma once
 
 #include <optional>
@@ -12,11 +13,8 @@
 
 namespace tg::cuda {
 
-enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Pow };
 enum class ActivationOp : uint8_t { Gelu, GeluTanh, Silu };  // formulas: kernels/activation_math.h
 
-// out = self op other in `dtype` (out's). Add and Sub scale `other` by alpha.
-void launch_binary(BinaryOp op, ScalarType dtype, const ElementwiseArgs& args, ScalarValue alpha);
 // out = where(condition, self, other), in `dtype` (out's); operands: out, condition, self, other.
 void launch_where(ScalarType dtype, const ElementwiseArgs& args);
 

@@ -22,6 +22,14 @@ TensorMeta unary_meta(UnaryOp op, const Tensor& self) {
   return unary_floating_only(op) ? unary_float_meta(unary_name(op), self) : tg::unary_meta(unary_name(op), self);
 }
 
+void check_alpha_category(const char* op, ScalarType dtype, const Scalar& alpha) {
+  TG_CHECK_TYPE(!alpha.is_boolean() || dtype == kBool, "[", op, "] boolean alpha only supported for boolean results, ",
+                "got a ", dtype, " result");
+  TG_CHECK_TYPE(is_floating_type(dtype) || alpha.is_integral(/*include_bool=*/true), "[", op,
+                "] for integral input tensors, argument alpha must not be a floating point number, got alpha=", alpha,
+                " for a ", dtype, " result");
+}
+
 TensorMeta compare_meta(CompareOp op, const Tensor& self, const Tensor& other) {
   return comparison_meta(compare_name(op), self, other);
 }

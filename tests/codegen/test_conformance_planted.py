@@ -100,8 +100,9 @@ class PlantedFaultsTest(unittest.TestCase):
             return (gen / name).read_text() != (BUILD / "generated" / name).read_text()
 
         # exp's formula lives in PointwiseKernels.h; the CPU kernel that runs it is instantiated
-        # in PointwiseKernels.cpp only (the template loop, included through
-        # pointwise_math_loops.h), so that source is recompiled too.
+        # in PointwiseKernelsCPU_unary.cpp (the template loop, included through
+        # cpu/unary_family_loop.h), so the generated PointwiseKernels* sources, which all
+        # include that header, are recompiled too.
         # (The other generated headers list the schemas in the build's order, not this copy's.)
         changed_headers = {"PointwiseKernels.h"} & {p.name for p in gen.glob("*.h") if changed(p.name)}
         for obj in objects:
@@ -121,7 +122,7 @@ class PlantedFaultsTest(unittest.TestCase):
                 target = cls.tmp / (name + ".o")
                 jobs.append(compile_command(entries[name], gen / name, target, gen))
                 final_objects.append(str(target))
-        assert len(jobs) <= 8, f"the planted faults changed {len(jobs)} files; expected a few"
+        assert len(jobs) <= 10, f"the planted faults changed {len(jobs)} files; expected a few"
         running = [subprocess.Popen(cmd, cwd=BUILD) for cmd in jobs]
         for process in running:
             assert process.wait() == 0, "compiling a planted source failed"

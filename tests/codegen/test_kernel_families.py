@@ -22,11 +22,15 @@ from codegen.registry import expand_schema_paths, load_registry  # noqa: E402
 
 
 def rendered_pointwise_files(registry):
-    """The generator's PointwiseKernels.h, .cpp and CUDA.cpp for `registry`, as texts."""
+    """The generator's PointwiseKernels.h, .cpp (with the template families' CPU kernels,
+    PointwiseKernelsCPU_<family>.cpp, appended) and CUDA.cpp for `registry`, as texts."""
     with tempfile.TemporaryDirectory() as out:
         render.render_all(registry, REPO_ROOT / "templates", out)
-        return tuple((Path(out) / name).read_text()
-                     for name in ("PointwiseKernels.h", "PointwiseKernels.cpp", "PointwiseKernelsCUDA.cpp"))
+        header, cpu, cuda = ((Path(out) / name).read_text()
+                             for name in ("PointwiseKernels.h", "PointwiseKernels.cpp", "PointwiseKernelsCUDA.cpp"))
+        for path in sorted(Path(out).glob("PointwiseKernelsCPU_*.cpp")):
+            cpu += path.read_text()
+        return header, cpu, cuda
 
 
 UNARY_OUT = "- func: cbrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n"
@@ -82,6 +86,7 @@ class GeneratedListsFollowTheSchemaTest(unittest.TestCase):
         self.assertIn("erfinv", [name for name, _, _ in self.declared["float_unary"]])
         self.assertIn("sigmoid", [name for name, _, _ in self.declared["unary"]])
         self.assertIn("ge", [name for name, _, _ in self.declared["compare"]])
+        self.assertEqual([name for name, _, _ in self.declared["binary"]], ["add", "sub", "mul", "div", "pow"])
 
     def check_header(self, header: str) -> None:
         for family_name, ops in self.declared.items():
@@ -102,6 +107,11 @@ class GeneratedListsFollowTheSchemaTest(unittest.TestCase):
                     body = function_body(header, f"constexpr bool {family_name}_floating_only(")
                     classes = re.findall(rf"case {family.enum}::(\w+): return (true|false);", body)
                     self.assertEqual(classes, [(camel(n), "true" if d == "floating" else "false")
+                                               for n, _, d in ops])
+                if family.has_numeric_choice:
+                    body = function_body(header, f"constexpr bool {family_name}_numeric_only(")
+                    classes = re.findall(rf"case {family.enum}::(\w+): return (true|false);", body)
+                    self.assertEqual(classes, [(camel(n), "true" if d == "numeric" else "false")
                                                for n, _, d in ops])
                 if family.vectorizable:
                     self.check_vector_path(header, family_name)
@@ -188,7 +198,10 @@ class LoopsRunTheDeclaredDtypesTest(unittest.TestCase):
         cpu_sources = "\n".join(p.read_text() for p in (REPO_ROOT / "kernels" / "cpu").glob("*"))
         cuda_source = (REPO_ROOT / "kernels" / "cuda" / "pointwise_math_ops.cu").read_text()
         for name, family in FAMILIES.items():
-            cpu = self.body_of(cpu_sources, rf"void {name}_out_cpu\(")
+            loop_header = REPO_ROOT / "kernels" / "cpu" / f"{name}_family_loop.h"
+            # A template loop may dispatch in a helper of its header (binary: dispatch_binary).
+            cpu = loop_header.read_text() if family.cpu_template and loop_header.exists() \
+                else self.body_of(cpu_sources, rf"void {name}_out_cpu\(")
             cuda = self.body_of(cuda_source, rf"void launch_{name}\(")
             for side, body in (("CPU loop", cpu), ("CUDA launcher", cuda)):
                 with self.subTest(family=name, side=side):
@@ -216,9 +229,10 @@ class HandWrittenMetaAgreesTest(unittest.TestCase):
 
 
 class OldHandKeptListsAreGoneTest(unittest.TestCase):
-    """The enums, name tables, switches and dtype sets of pointwise.yaml's unary operators and
-    comparisons used to be kept by hand in kernels/cuda/pointwise_ops.h, unary_ops.cu and
-    binary_ops.cu; they are generated now."""
+    """The enums, name tables, switches and dtype sets of pointwise.yaml's unary operators,
+    comparisons and arithmetic operators used to be kept by hand in kernels/cuda/pointwise_ops.h,
+    unary_ops.cu and binary_ops.cu, and their Scalar overloads in a TG_SCALAR_OVERLOADS list;
+    they are generated now."""
 
     def test_no_hand_written_unary_enum_or_switch(self):
         for path in (REPO_ROOT / "kernels").rglob("*"):
@@ -226,10 +240,24 @@ class OldHandKeptListsAreGoneTest(unittest.TestCase):
                 continue
             text = path.read_text()
             with self.subTest(path=str(path.relative_to(REPO_ROOT))):
-                for enum in ("UnaryOp", "CompareOp"):
+                for enum in ("UnaryOp", "CompareOp", "BinaryOp"):
                     self.assertNotRegex(text, rf"enum class \w*{enum}\b")
                     self.assertNotRegex(text, rf"case {enum}::")
                     self.assertNotRegex(text, rf"_name\({enum} op\) \{{")
+
+
+    def test_no_hand_written_scalar_overload_list(self):
+        generated = [kernel for f in load_registry(expand_schema_paths([str(REPO_ROOT / "schemas")])).functions
+                     if f.scalar_overload_of for kernel in f.dispatch.values()]
+        self.assertIn("eq_scalar_", generated)
+        for path in (REPO_ROOT / "kernels").rglob("*"):
+            if path.suffix not in (".h", ".cpp", ".cu", ".cuh"):
+                continue
+            text = path.read_text()
+            with self.subTest(path=str(path.relative_to(REPO_ROOT))):
+                self.assertNotIn("TG_SCALAR_OVERLOADS", text)
+                for kernel in generated:
+                    self.assertIsNone(re.search(rf"\bTensor (native::)?{kernel}\(", text), f"defines {kernel}")
 
 
 class KernelKeyTest(SchemaTestCase):
@@ -267,12 +295,12 @@ class KernelKeyTest(SchemaTestCase):
     def test_unknown_family_without_a_close_match_lists_them(self):
         self.assertErrors(UNARY_OUT + '  kernel: {family: gemm, formula: "x"}\n',
                           (3, "unknown kernel family 'gemm' in 'cbrt.out'; expected one of: "
-                              "float_unary, math_binary, unary, compare"))
+                              "float_unary, math_binary, unary, compare, binary"))
 
     def test_missing_family(self):
         self.assertErrors(UNARY_OUT + '  kernel: {formula: "x"}\n',
                           (3, "'kernel' in 'cbrt.out' has no 'family'; expected one of "
-                              "float_unary, math_binary, unary, compare"))
+                              "float_unary, math_binary, unary, compare, binary"))
 
     def test_missing_formula(self):
         self.assertErrors(UNARY_OUT + "  kernel: {family: float_unary}\n",
@@ -407,6 +435,129 @@ class KernelKeyTest(SchemaTestCase):
                               "-> Tensor(a!)'"),
                           (6, "'cbrt.out_' and 'cbrt.out' both name FloatUnaryOp::Cbrt; "
                               "rename one"))
+
+
+ALPHA_OUT = ("- func: rsub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)\n"
+             "  structured: True\n")
+POW_OUT = ("- func: xpow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)\n"
+           "  structured: True\n")
+
+
+class BinaryFamilyTest(SchemaTestCase):
+    """The `binary` family (add, sub, mul, div, pow): three signatures, `alpha` in the formula
+    exactly when the signature takes it, and the numeric dtype class guarded against bool."""
+
+    def test_new_operators_of_each_signature(self):
+        registry = self.load(ALPHA_OUT + '  kernel: {family: binary, dtypes: numeric, '
+                                         'formula: "math::sub(b, math::mul(alpha, a))"}\n'
+                             + BINARY_OUT + '  kernel: {family: binary, dtypes: floating, formula: "a / b"}\n'
+                             + POW_OUT + '  kernel: {family: binary, dtypes: all, formula: "a"}\n')
+        self.assertEqual(dict(registry.get("xpow.Tensor_Tensor_out").dispatch),
+                         {"CPU": "xpow_out_cpu", "CUDA": "xpow_out_cuda"})
+        header, cpu, cuda = rendered_pointwise_files(registry)
+        self.assertIn("enum class BinaryOp : uint8_t { Rsub, Hypot, Xpow };", header)
+        self.assertIn("TG_HOST_DEVICE inline T binary(BinaryOp op, T a, T b, T alpha) {", header)
+        self.assertIn("case BinaryOp::Rsub: return true;\n    case BinaryOp::Hypot: return false;", header)
+        self.assertRegex(header, r"case BinaryOp::Rsub:\n      if constexpr \(!std::is_same_v<T, bool>\) \{\n"
+                                 r"#line 3 .*\n        return math::sub\(b, math::mul\(alpha, a\)\);")
+        self.assertRegex(header, r"case BinaryOp::Xpow:\n#line 9 .*\n      return a;")
+        self.assertIn("TensorMeta meta::rsub_out(const Tensor& self, const Tensor& other, const Scalar& alpha) { "
+                      "return pointwise_math::binary_meta(BinaryOp::Rsub, self, other, alpha); }", cpu)
+        self.assertIn("void native::rsub_out_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha, "
+                      "const Tensor& out) { pointwise_math::binary_out_cpu<BinaryOp::Rsub>(self, other, alpha, out); }",
+                      cpu)
+        self.assertIn("TensorMeta meta::xpow_Tensor_Tensor_out(const Tensor& self, const Tensor& exponent) { "
+                      "return pointwise_math::binary_meta(BinaryOp::Xpow, self, exponent); }", cpu)
+        self.assertIn("void native::hypot_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) { "
+                      "pointwise_math::binary_out_cuda(BinaryOp::Hypot, self, other, out); }", cuda)
+        self.assertIn('#include "cpu/binary_family_loop.h"', cpu)
+
+    def test_formula_names_alpha_the_signature_lacks(self):
+        self.assertErrors(BINARY_OUT + "  kernel:\n    family: binary\n    dtypes: all\n"
+                                       '    formula: "a + alpha * b"\n',
+                          (6, "the formula of 'hypot.out' names 'alpha', which its signature does not take"))
+
+    def test_formula_ignores_alpha(self):
+        self.assertErrors(ALPHA_OUT + "  kernel:\n    family: binary\n    dtypes: all\n"
+                                      '    formula: "a - b"\n',
+                          (6, "the formula of 'rsub.out' does not use its argument 'alpha'; write it "
+                              "into the formula (add's: \"math::add(a, math::mul(alpha, b))\")"))
+
+    def test_signature_not_one_of_the_family_s(self):
+        self.assertErrors("- func: xpow.out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)\n"
+                          "  structured: True\n"
+                          '  kernel: {family: binary, dtypes: all, formula: "a"}\n',
+                          (3, "'xpow.out' does not have the signature of kernel family binary: expected "
+                              "'xpow.out(Tensor self, Tensor other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)' "
+                              "or 'xpow.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)' "
+                              "or 'xpow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) "
+                              "-> Tensor(a!)'"))
+
+    def test_binary_family_needs_dtypes(self):
+        self.assertErrors(BINARY_OUT + '  kernel: {family: binary, formula: "a"}\n',
+                          (3, "'kernel' in 'hypot.out' has no 'dtypes'; family binary runs "
+                              "in one of: all, numeric, floating"))
+
+
+TWIN = ("- func: hyp.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"
+        "  variants: function\n")
+TWIN_INPLACE = ("- func: hyp_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)\n"
+                "  variants: function\n")
+SCALAR = "- func: hyp.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor\n"
+SCALAR_INPLACE = "- func: hyp_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)\n"
+
+
+class ScalarOverloadKeyTest(SchemaTestCase):
+    """`scalar_overload_of:` (codegen/scalar_overloads.py): the kernel is generated and every
+    mistake is a file:line error."""
+
+    def rendered(self, registry) -> str:
+        with tempfile.TemporaryDirectory() as out:
+            render.render_all(registry, REPO_ROOT / "templates", out)
+            return (Path(out) / "ScalarOverloads.cpp").read_text()
+
+    def test_a_scalar_overload_needs_only_its_entry(self):
+        registry = self.load(TWIN + TWIN_INPLACE + SCALAR + "  scalar_overload_of: hyp.Tensor\n"
+                             + SCALAR_INPLACE + "  scalar_overload_of: hyp_.Tensor\n")
+        self.assertEqual(dict(registry.get("hyp.Scalar").dispatch), {"CompositeImplicitAutograd": "hyp_scalar"})
+        self.assertEqual(dict(registry.get("hyp_.Scalar").dispatch), {"CompositeImplicitAutograd": "hyp_scalar_"})
+        self.assertFalse(registry.get("hyp.Scalar").dispatch_defaulted)
+        text = self.rendered(registry)
+        self.assertIn("Tensor native::hyp_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) { "
+                      "return ops::hyp_Tensor::call(self, wrapped_scalar_tensor(other), alpha); }", text)
+        self.assertIn("Tensor native::hyp_scalar_(const Tensor& self, const Scalar& other, const Scalar& alpha) {\n"
+                      "  ops::hyp__Tensor::call(self, wrapped_scalar_tensor(other), alpha);\n  return self;\n}", text)
+
+    def test_unknown_twin(self):
+        self.assertErrors(TWIN + SCALAR + "  scalar_overload_of: hyp.Tensr\n",
+                          (4, "'scalar_overload_of' of 'hyp.Scalar' names 'hyp.Tensr', which is not "
+                              "declared; did you mean 'hyp.Tensor'?"))
+
+    def test_not_a_string(self):
+        self.assertErrors(TWIN + SCALAR + "  scalar_overload_of: [hyp.Tensor]\n",
+                          (4, "'scalar_overload_of' in 'hyp.Scalar' must be a non-empty string, found [hyp.Tensor]"))
+
+    def test_twin_of_another_kind_or_arguments(self):
+        expected = ("'hyp.Scalar' is not a Scalar overload of '{0}': expected the arguments of '{0}' "
+                    "({1}) with one Tensor a Scalar, and both functional or both in place")
+        self.assertErrors(TWIN_INPLACE + SCALAR + "  scalar_overload_of: hyp_.Tensor\n",
+                          (4, expected.format("hyp_.Tensor", "Tensor(a!) self, Tensor other, Scalar alpha=1")))
+        self.assertErrors("- func: hyp.Tensor(Tensor self, Tensor other) -> Tensor\n"
+                          + SCALAR + "  scalar_overload_of: hyp.Tensor\n",
+                          (3, expected.format("hyp.Tensor", "Tensor self, Tensor other")))
+
+    def test_with_dispatch(self):
+        self.assertErrors(TWIN + SCALAR + "  scalar_overload_of: hyp.Tensor\n"
+                          "  dispatch: {CompositeImplicitAutograd: hyp_scalar}\n",
+                          (5, "'hyp.Scalar' has both 'scalar_overload_of' and 'dispatch'; its kernel "
+                              "is generated, so remove 'dispatch'"))
+
+    def test_on_a_structured_entry(self):
+        self.assertErrors(TWIN + "- func: hyp.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) "
+                          "-> Tensor(a!)\n  structured: True\n  dispatch: {CPU: hyp_out_cpu}\n"
+                          "  scalar_overload_of: hyp.Tensor\n",
+                          (6, "'scalar_overload_of' on 'hyp.out', which is structured; a Scalar overload "
+                              "calls its Tensor twin and has no kernel of its own"))
 
 
 if __name__ == "__main__":

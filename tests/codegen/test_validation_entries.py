@@ -10,7 +10,8 @@ from support import SchemaTestCase, load_registry  # noqa: E402
 from codegen.errors import SchemaErrors  # noqa: E402
 
 ENTRY_KEYS = ("func, variants, dispatch, structured, structured_delegate, tags, device_check, "
-              "device_guard, derivatives, conformance, batching, kernel")
+              "device_guard, derivatives, conformance, batching, kernel, "
+              "scalar_overload_of")
 
 
 class FileTest(SchemaTestCase):
