@@ -92,17 +92,24 @@ const Device& cpu_device() {
   return DataPtr(block, block, kCacheEnabled ? kReleasers[c] : &std::free, cpu_device());
 }
 
+// This thread's cache, made on its first block; nullptr once the thread is exiting, or when
+// the cache is off. Out of line: touching t_flusher runs its TLS guard, which the common
+// path (a cache already made) should not pay on every block.
+[[gnu::noinline]] Cache* make_cache() {
+  if (!kCacheEnabled || t_closed) return nullptr;
+  (void)&t_flusher;  // constructs this thread's flusher, so the cache is emptied at thread exit
+  return t_cache = new Cache{};
+}
+
 // A cached block of class c, or nullptr when there is none (or the cache is off).
-void* take_cached(size_t c) {
-  if constexpr (kCacheEnabled) {
-    Cache* cache = t_cache;
-    if (cache == nullptr && !t_closed) {
-      (void)&t_flusher;  // constructs this thread's flusher, so the cache is emptied at thread exit
-      cache = t_cache = new Cache{};
-    }
-    if (cache != nullptr && cache->counts[c] > 0) return cache->blocks[c][--cache->counts[c]];
+inline void* take_cached(size_t c) {
+  Cache* cache = t_cache;
+  if (cache == nullptr) [[unlikely]] {
+    cache = make_cache();
+    if (cache == nullptr) return nullptr;
   }
-  return nullptr;
+  if (cache->counts[c] == 0) return nullptr;
+  return cache->blocks[c][--cache->counts[c]];
 }
 
 }  // namespace
@@ -113,17 +120,21 @@ DataPtr allocate(size_t nbytes) {
   return allocate_new(nbytes, c);
 }
 
-void* allocate_raw(size_t nbytes) {
-  const bool small = nbytes <= kMaxBytes;
-  const size_t c = small ? class_of(nbytes) : 0;
-  if (small) {
-    if (void* block = take_cached(c)) return block;
-  }
+namespace {
+// A raw block from the system: nbytes is above the cache's sizes, or the cache had none.
+[[gnu::noinline]] void* allocate_raw_new(size_t nbytes) {
   void* block = nullptr;
-  if (posix_memalign(&block, kCpuAlignment, small ? kMinBytes << c : nbytes) != 0 || block == nullptr) {
-    throw std::bad_alloc();
-  }
+  const size_t rounded = nbytes <= kMaxBytes ? kMinBytes << class_of(nbytes) : nbytes;
+  if (posix_memalign(&block, kCpuAlignment, rounded) != 0 || block == nullptr) throw std::bad_alloc();
   return block;
+}
+}  // namespace
+
+void* allocate_raw(size_t nbytes) {
+  if (nbytes <= kMaxBytes) [[likely]] {
+    if (void* block = take_cached(class_of(nbytes))) return block;
+  }
+  return allocate_raw_new(nbytes);
 }
 
 void release_raw(void* block, size_t nbytes) noexcept {

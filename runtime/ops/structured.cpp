@@ -113,6 +113,14 @@ void check_same_device(std::string_view op, std::initializer_list<const Tensor*>
 
 Device checked_output_device(std::string_view op, std::initializer_list<const Tensor*> tensors,
                              std::size_t num_inputs) {
+  // The usual call: at least one input, every tensor defined and on one device, which is then
+  // the output's (with no inputs, the outputs go to the CPU, as below).
+  if (num_inputs > 0 && tensors.size() > 0 && tensors.begin()[0] != nullptr && tensors.begin()[0]->defined()) {
+    const Device device = tensors.begin()[0]->device();
+    bool same = true;
+    for (const Tensor* t : tensors) same = same && t != nullptr && t->defined() && t->device() == device;
+    if (same) return device;
+  }
   const Tensor* const* first = first_on_a_device(tensors);
   if (first == tensors.end()) return Device(DeviceType::CPU);
   check_rest_on(op, first, tensors.end());
