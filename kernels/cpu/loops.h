@@ -274,18 +274,22 @@ template <typename Op, typename... Inputs, size_t... I>
 bool elementwise_tiny(const Op& op, const Tensor& out, std::index_sequence<I...>, const Inputs&... inputs) {
   using Traits = function_traits<Op>;
   using R = typename Traits::result;
-  const int64_t n = out.numel();
-  if (n > kTinyNumel || launch_recorder() != nullptr) return false;
-  if (!out.is_contiguous() || out.scalar_type() != dtype_of<R>) return false;
-  void* const out_data = out.data_ptr();
+  // Read through the impls: the tensors are defined (elementwise_kernel read out's numel, the
+  // wrappers checked the inputs), and each Tensor accessor would test that again.
+  const TensorImpl& o = *out.unsafeGetTensorImpl();
+  const int64_t n = o.numel();
+  if (n > kTinyNumel || !o.is_contiguous() || o.dtype() != dtype_of<R> || launch_recorder() != nullptr) return false;
+  void* const out_data = o.data();
+  const IntArrayRef out_sizes = o.sizes();
   [[maybe_unused]] const auto usable = [&](const Tensor& input, ScalarType want) {
-    return input.scalar_type() == want && input.is_contiguous() && input.sizes() == out.sizes() &&
-           (!input.is_alias_of(out) || input.data_ptr() == out_data);
+    const TensorImpl* t = input.unsafeGetTensorImpl();
+    return t != nullptr && t->dtype() == want && t->is_contiguous() && t->sizes() == out_sizes &&
+           (t->storage().get() != o.storage().get() || t->data() == out_data);
   };
   if (!(usable(inputs, dtype_of<std::tuple_element_t<I, typename Traits::args>>) && ...)) return false;
   R* dst = static_cast<R*>(out_data);
-  [[maybe_unused]] const auto src =
-      std::make_tuple(static_cast<const std::tuple_element_t<I, typename Traits::args>*>(inputs.data_ptr())...);
+  [[maybe_unused]] const auto src = std::make_tuple(
+      static_cast<const std::tuple_element_t<I, typename Traits::args>*>(inputs.unsafeGetTensorImpl()->data())...);
   for (int64_t j = 0; j < n; ++j) dst[j] = op(std::get<I>(src)[j]...);  // in place: read before write
   return true;
 }

@@ -24,10 +24,10 @@ class CpuAllocator final : public Allocator {
 
 thread_local std::array<Allocator*, kNumDeviceTypes> tls_overrides __attribute__((tls_model("initial-exec"))){};
 
-std::array<std::atomic<Allocator*>, kNumDeviceTypes>& allocator_registry() {
-  static std::array<std::atomic<Allocator*>, kNumDeviceTypes> registry{};
-  return registry;
-}
+// Both constant-initialized (constinit): every new tensor reads them, and a function-local
+// static would test its guard on each read.
+constinit CpuAllocator the_cpu_allocator;
+constinit std::array<std::atomic<Allocator*>, kNumDeviceTypes> allocator_registry{};
 
 [[noreturn]] [[gnu::cold]] [[gnu::noinline]] void raise_no_allocator(DeviceType type) {
   TG_THROW(NotImplementedError, "[get_allocator] no allocator for device type ", type,
@@ -36,10 +36,7 @@ std::array<std::atomic<Allocator*>, kNumDeviceTypes>& allocator_registry() {
 
 }  // namespace
 
-Allocator* cpu_allocator() {
-  static CpuAllocator allocator;
-  return &allocator;
-}
+Allocator* cpu_allocator() { return &the_cpu_allocator; }
 
 Allocator* set_thread_allocator_override(DeviceType type, Allocator* allocator) noexcept {
   return std::exchange(tls_overrides[static_cast<int>(type)], allocator);
@@ -47,14 +44,14 @@ Allocator* set_thread_allocator_override(DeviceType type, Allocator* allocator) 
 
 Allocator* get_allocator(DeviceType type) {
   if (Allocator* override_allocator = tls_overrides[static_cast<int>(type)]) return override_allocator;
-  Allocator* allocator = allocator_registry()[static_cast<int>(type)].load(std::memory_order_acquire);
+  Allocator* allocator = allocator_registry[static_cast<int>(type)].load(std::memory_order_acquire);
   if (allocator == nullptr && type == DeviceType::CPU) return cpu_allocator();
   if (allocator == nullptr) raise_no_allocator(type);
   return allocator;
 }
 
 void set_allocator(DeviceType type, Allocator* allocator) {
-  allocator_registry()[static_cast<int>(type)].store(allocator, std::memory_order_release);
+  allocator_registry[static_cast<int>(type)].store(allocator, std::memory_order_release);
 }
 
 }  // namespace tg

@@ -77,11 +77,9 @@ constexpr std::array<DeleterFn, kClasses> releasers(std::index_sequence<C...>) {
 }
 constexpr std::array<DeleterFn, kClasses> kReleasers = releasers(std::make_index_sequence<kClasses>());
 
-// Made once: Device's constructor checks its index, which a block's DataPtr need not repeat.
-const Device& cpu_device() {
-  static const Device device(DeviceType::CPU);
-  return device;
-}
+// Device's constructor is inline, so its index check folds away here: no function-local static
+// (whose guard every block would test).
+inline Device cpu_device() { return Device(DeviceType::CPU); }
 
 // A block from the system: the cache is empty, or off.
 [[gnu::noinline]] DataPtr allocate_new(size_t nbytes, size_t c) {

@@ -115,10 +115,14 @@ Device checked_output_device(std::string_view op, std::initializer_list<const Te
                              std::size_t num_inputs) {
   // The usual call: at least one input, every tensor defined and on one device, which is then
   // the output's (with no inputs, the outputs go to the CPU, as below).
-  if (num_inputs > 0 && tensors.size() > 0 && tensors.begin()[0] != nullptr && tensors.begin()[0]->defined()) {
-    const Device device = tensors.begin()[0]->device();
+  const auto impl_of = [](const Tensor* t) { return t != nullptr ? t->unsafeGetTensorImpl() : nullptr; };
+  if (const TensorImpl* first = num_inputs > 0 && tensors.size() > 0 ? impl_of(tensors.begin()[0]) : nullptr) {
+    const Device device = first->device();
     bool same = true;
-    for (const Tensor* t : tensors) same = same && t != nullptr && t->defined() && t->device() == device;
+    for (const Tensor* const* it = tensors.begin() + 1; it != tensors.end(); ++it) {
+      const TensorImpl* t = impl_of(*it);
+      same = same && t != nullptr && t->device() == device;
+    }
     if (same) return device;
   }
   const Tensor* const* first = first_on_a_device(tensors);
