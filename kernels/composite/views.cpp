@@ -200,8 +200,12 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std:
   last = std::clamp<int64_t>(last, first, size);
   DimVector sizes(self.sizes());
   DimVector strides(self.strides());
-  sizes[dim] = (last - first + step - 1) / step;
-  strides[dim] *= step;
+  // ceil((last - first) / step), without the overflow of last - first + step - 1 for a huge step.
+  sizes[dim] = last == first ? 0 : 1 + (last - first - 1) / step;
+  // A dim of two or more elements steps inside the base, so stride * step fits; one of at most
+  // one element never steps, and its stride is left as it was (times a huge step, a huge
+  // stride would overflow: found by the operator sweep under UBSan).
+  if (sizes[dim] > 1) strides[dim] *= step;
   return make_view(self, sizes, strides, self.storage_offset() + first * self.strides()[dim]);
 }
 

@@ -115,3 +115,21 @@ TEST_CASE("overflow: huge sizes beside a zero-size dim in repeat, reshape and fl
 }
 
 }  // namespace
+
+TEST_CASE("overflow: slice with a huge step, and of a dim with a huge stride") {
+  // ceil(5 / step) was computed as (5 + step - 1) / step, which wraps for step near int64's max.
+  const tg::Tensor t = tg::arange(5);
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  tg::Tensor one = t.slice(0, 1, std::nullopt, max);
+  CHECK(one.sizes() == tg::IntArrayRef{1});
+  CHECK(one.item<int64_t>() == 1);
+  CHECK(t.slice(0, 2, 2, max).numel() == 0);
+  // A size-1 dim may carry any stride; sliced with step 10 its stride * 10 would pass int64
+  // (the operator sweep's case, under UBSan). A dim of at most one element keeps its stride.
+  tg::Tensor wide = tg::zeros({1}).as_strided({1, 1}, {k62, 1});
+  tg::Tensor sliced = wide.slice(0, 0, std::nullopt, 10);
+  CHECK(sliced.sizes() == tg::IntArrayRef{1, 1});
+  CHECK(sliced.strides()[0] == k62);
+  CHECK(sliced.item<float>() == 0.0f);
+  CHECK(wide.slice(0, 0, 1, 3).sum().item<float>() == 0.0f);
+}
