@@ -202,11 +202,17 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std:
   DimVector strides(self.strides());
   // ceil((last - first) / step), without the overflow of last - first + step - 1 for a huge step.
   sizes[dim] = last == first ? 0 : 1 + (last - first - 1) / step;
-  // A dim of two or more elements steps inside the base, so stride * step fits; one of at most
-  // one element never steps, and its stride is left as it was (times a huge step, a huge
-  // stride would overflow: found by the operator sweep under UBSan).
-  if (sizes[dim] > 1) strides[dim] *= step;
-  return make_view(self, sizes, strides, self.storage_offset() + first * self.strides()[dim]);
+  // stride * step and first * stride stay inside the base whenever the result has two or more
+  // elements along dim. A dim of one element, or a tensor with none, may carry any stride,
+  // and the products can pass int64 (found by the operator sweep under UBSan): there the
+  // stride, or the base's offset, is kept, which no element's address depends on.
+  int64_t product = 0;
+  if (!mul_overflows(strides[dim], step, &product)) strides[dim] = product;
+  int64_t offset = self.storage_offset();
+  if (!mul_overflows(first, self.strides()[dim], &product) && !add_overflows(offset, product, &product)) {
+    offset = product;
+  }
+  return make_view(self, sizes, strides, offset);
 }
 
 Tensor select_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {
