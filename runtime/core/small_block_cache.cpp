@@ -82,11 +82,15 @@ constexpr std::array<DeleterFn, kClasses> kReleasers = releasers(std::make_index
 inline Device cpu_device() { return Device(DeviceType::CPU); }
 
 // A block from the system: the cache is empty, or off.
-[[gnu::noinline]] DataPtr allocate_new(size_t nbytes, size_t c) {
+// An aligned block of `bytes` from the system, or nullptr when it has none.
+void* system_block(size_t bytes) {
   void* block = nullptr;
-  if (posix_memalign(&block, kCpuAlignment, kMinBytes << c) != 0 || block == nullptr) {
-    TG_THROW(OutOfMemoryError, "[cpu_allocator] could not allocate ", nbytes, " bytes");
-  }
+  return posix_memalign(&block, kCpuAlignment, bytes) == 0 ? block : nullptr;
+}
+
+[[gnu::noinline]] DataPtr allocate_new(size_t nbytes, size_t c) {
+  void* block = system_block(kMinBytes << c);
+  if (block == nullptr) TG_THROW(OutOfMemoryError, "[cpu_allocator] could not allocate ", nbytes, " bytes");
   return DataPtr(block, block, kCacheEnabled ? kReleasers[c] : &std::free, cpu_device());
 }
 
@@ -121,9 +125,8 @@ DataPtr allocate(size_t nbytes) {
 namespace {
 // A raw block from the system: nbytes is above the cache's sizes, or the cache had none.
 [[gnu::noinline]] void* allocate_raw_new(size_t nbytes) {
-  void* block = nullptr;
-  const size_t rounded = nbytes <= kMaxBytes ? kMinBytes << class_of(nbytes) : nbytes;
-  if (posix_memalign(&block, kCpuAlignment, rounded) != 0 || block == nullptr) throw std::bad_alloc();
+  void* block = system_block(nbytes <= kMaxBytes ? kMinBytes << class_of(nbytes) : nbytes);
+  if (block == nullptr) throw std::bad_alloc();
   return block;
 }
 }  // namespace
