@@ -32,7 +32,7 @@ struct Large : tg::RefCounted {
 
 }  // namespace
 
-TEST_CASE("raw blocks: any size, 64-byte aligned; small ones are reused, most recent first") {
+TEST_CASE("raw blocks: any size, 64-byte aligned; a freed small block serves the next request of its class") {
   for (size_t n : {size_t{1}, size_t{48}, size_t{200}, size_t{4096}, size_t{5000}, size_t{1} << 20}) {
     void* block = cache::allocate_raw(n);
     REQUIRE(block != nullptr);
