@@ -1,5 +1,8 @@
 #include "autograd/autograd_meta.h"
 
+#include <atomic>
+#include <thread>
+
 #include "autograd/accumulate_grad.h"
 #include "autograd/functions.h"
 #include "autograd/grad_mode.h"
@@ -11,6 +14,9 @@ AutogradMeta::~AutogradMeta() {
     std::lock_guard<std::mutex> lock(retained_grad_slot_->mutex);
     retained_grad_slot_->meta = nullptr;
   }
+  // Graphs that still reach the leaf's AccumulateGrad outlive the leaf: they keep running its
+  // hooks. See Note [The leaf holds its AccumulateGrad].
+  if (grad_accumulator_ != nullptr && grad_accumulator_.use_count() > 1) grad_accumulator_->leaf_freed(std::move(hooks_));
 }
 
 namespace impl {
@@ -77,6 +83,20 @@ namespace {
   return meta->grad_fn_;
 }
 
+// Holds meta.grad_accumulator_lock_; another thread that wants it yields until it is free.
+class GradAccumulatorLock {
+ public:
+  explicit GradAccumulatorLock(AutogradMeta& meta) : flag_(meta.grad_accumulator_lock_) {
+    while (flag_.test_and_set(std::memory_order_acquire)) std::this_thread::yield();
+  }
+  GradAccumulatorLock(const GradAccumulatorLock&) = delete;
+  GradAccumulatorLock& operator=(const GradAccumulatorLock&) = delete;
+  ~GradAccumulatorLock() { flag_.clear(std::memory_order_release); }
+
+ private:
+  std::atomic_flag& flag_;
+};
+
 [[noreturn]] [[gnu::cold]] [[gnu::noinline]] void raise_accumulator_of_non_leaf() {
   ::tg::detail::internal_assert_failed(TG_SOURCE_LOCATION, "meta->grad_fn_ == nullptr",
                                        "grad_accumulator() is for leaves only");
@@ -107,11 +127,25 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   AutogradMeta* meta = get_autograd_meta(t);
   if (meta == nullptr || !meta->requires_grad_) return nullptr;
   if (meta->grad_fn_ != nullptr) raise_accumulator_of_non_leaf();
-  std::lock_guard<std::mutex> lock(meta->mutex_);
-  if (std::shared_ptr<Node> existing = meta->grad_accumulator_.lock()) return existing;
-  auto accumulator = make_node<AccumulateGrad>(t);
-  meta->grad_accumulator_ = accumulator;
+  const GradAccumulatorLock lock(*meta);
+  std::shared_ptr<AccumulateGrad>& accumulator = meta->grad_accumulator_;
+  // A node that no graph reaches is made again when what it recorded of the leaf is out of
+  // date, as PyTorch makes a new one whenever no graph holds the old one.
+  if (accumulator == nullptr || (accumulator.use_count() == 1 && !accumulator->describes(t))) {
+    accumulator = make_node<AccumulateGrad>(t);
+  }
   return accumulator;
+}
+
+void release_grad_accumulator(const Tensor& leaf) {
+  AutogradMeta* meta = get_autograd_meta(leaf);
+  if (meta == nullptr) return;
+  std::shared_ptr<AccumulateGrad> released;
+  {
+    const GradAccumulatorLock lock(*meta);
+    released = std::move(meta->grad_accumulator_);
+  }
+  if (released != nullptr && released.use_count() > 1) released->hold_leaf(leaf);
 }
 
 void set_gradient_edge(const Tensor& t, Edge edge) {

@@ -7,6 +7,7 @@
 // base's history (Note [In-place on views] in docs/autograd.md).
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -20,6 +21,7 @@
 namespace tg::autograd {
 
 class Node;
+class AccumulateGrad;
 
 struct AutogradMeta;
 
@@ -60,7 +62,12 @@ struct AutogradMeta final : AutogradMetaInterface {
 
   Tensor grad_;
   std::shared_ptr<Node> grad_fn_;
-  std::weak_ptr<Node> grad_accumulator_;  // leaves: their AccumulateGrad, made on demand
+  // Leaves: their AccumulateGrad, made on demand and kept (Note [The leaf holds its
+  // AccumulateGrad] in docs/autograd.md).
+  std::shared_ptr<AccumulateGrad> grad_accumulator_;
+  // Guards grad_accumulator_. Every operation that records a leaf takes it, for a few
+  // instructions (or while one node is made), so it is a spin lock rather than mutex_.
+  std::atomic_flag grad_accumulator_lock_;
   uint32_t output_nr_ = 0;
   bool requires_grad_ = false;  // set on leaves only
   bool retains_grad_ = false;
@@ -79,8 +86,7 @@ struct AutogradMeta final : AutogradMetaInterface {
   std::unique_ptr<ViewInfo> view_;        // set when this tensor is a differentiable view
   uint32_t grad_fn_version_ = 0;          // the version its view grad_fn was made for
 
-  // Guards grad_accumulator_ creation, grad_ updates by AccumulateGrad, and a view's
-  // grad_fn_ regeneration.
+  // Guards grad_ updates by AccumulateGrad, and a view's grad_fn_ regeneration.
   std::mutex mutex_;
 };
 
@@ -98,8 +104,12 @@ const std::shared_ptr<Node>& grad_fn(const Tensor& t);
 // The edge a gradient for `t` flows into: its grad_fn (and output_nr), or its AccumulateGrad
 // when it is a leaf that requires grad, or an invalid edge.
 Edge gradient_edge(const Tensor& t);
-// The leaf's AccumulateGrad node (created once and shared); nullptr when t does not require grad.
+// The leaf's AccumulateGrad node (kept by the leaf and shared); nullptr when t does not
+// require grad.
 std::shared_ptr<Node> grad_accumulator(const Tensor& t);
+// Lets the leaf's AccumulateGrad go, so that the next graph gets a new one (set_data, after a
+// dtype change); graphs that still reach the old node accumulate through it into the leaf.
+void release_grad_accumulator(const Tensor& leaf);
 
 // Records that `t` is output `edge.input_nr` of `edge.function`; adds the Autograd key.
 void set_gradient_edge(const Tensor& t, Edge edge);

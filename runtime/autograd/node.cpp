@@ -57,8 +57,13 @@ Node::~Node() {
   }
 }
 
+Node::Extras& Node::extras() {
+  if (extras_ == nullptr) extras_ = std::make_unique<Extras>();
+  return *extras_;
+}
+
 void Node::record_anomaly_metadata() {
-  anomaly_metadata_ = std::make_unique<AnomalyMetadata>(AnomalyMetadata{current_backtrace(3)});
+  extras().anomaly_metadata = std::make_unique<AnomalyMetadata>(AnomalyMetadata{current_backtrace(3)});
 }
 
 Tensor run_tensor_hooks(const TensorHookList& hooks, Tensor grad) {
@@ -73,11 +78,12 @@ Tensor run_tensor_hooks(const TensorHookList& hooks, Tensor grad) {
 }
 
 variable_list Node::operator()(variable_list&& grads) {
-  for (const PreHook& hook : pre_hooks_) grads = hook(grads);
-  if (post_hooks_.empty()) return apply(std::move(grads));
+  if (extras_ == nullptr) return apply(std::move(grads));
+  for (const PreHook& hook : extras_->pre_hooks) grads = hook(grads);
+  if (extras_->post_hooks.empty()) return apply(std::move(grads));
   variable_list inputs = grads;
   variable_list outputs = apply(std::move(grads));
-  for (const PostHook& hook : post_hooks_) outputs = hook(outputs, inputs);
+  for (const PostHook& hook : extras_->post_hooks) outputs = hook(outputs, inputs);
   return outputs;
 }
 
@@ -100,7 +106,7 @@ InputMetadata& Node::next_input_metadata_slot() {
   return append_slot(more_input_metadata_);
 }
 
-const InputMetadata& Node::input_metadata(size_t i) const {
+const InputMetadata& Node::later_input_metadata(size_t i) const {
   if (i >= num_inputs_) {
     throw std::out_of_range("Node::input_metadata: index " + std::to_string(i) + " of " + std::to_string(num_inputs_));
   }
@@ -126,24 +132,27 @@ uint32_t Node::add_undefined_input_metadata() {
 }
 
 void Node::add_tensor_pre_hook(uint32_t output_nr, std::shared_ptr<TensorHookList> hooks) {
-  tensor_pre_hooks_.emplace_back(output_nr, std::move(hooks));
+  extras().tensor_pre_hooks.emplace_back(output_nr, std::move(hooks));
 }
 
 void Node::set_retains_grad_hook(uint32_t output_nr, RetainsGradHook hook) {
-  for (auto& [nr, existing] : retains_grad_hooks_) {
+  std::vector<std::pair<uint32_t, RetainsGradHook>>& retains_grad_hooks = extras().retains_grad_hooks;
+  for (auto& [nr, existing] : retains_grad_hooks) {
     if (nr == output_nr) {
       existing = std::move(hook);
       return;
     }
   }
-  retains_grad_hooks_.emplace_back(output_nr, std::move(hook));
+  retains_grad_hooks.emplace_back(output_nr, std::move(hook));
 }
 
 Node::RetainsGradHook Node::pop_retains_grad_hook(uint32_t output_nr) {
-  for (auto it = retains_grad_hooks_.begin(); it != retains_grad_hooks_.end(); ++it) {
+  if (extras_ == nullptr) return {};
+  std::vector<std::pair<uint32_t, RetainsGradHook>>& retains_grad_hooks = extras_->retains_grad_hooks;
+  for (auto it = retains_grad_hooks.begin(); it != retains_grad_hooks.end(); ++it) {
     if (it->first == output_nr) {
       RetainsGradHook hook = std::move(it->second);
-      retains_grad_hooks_.erase(it);
+      retains_grad_hooks.erase(it);
       return hook;
     }
   }
@@ -151,10 +160,11 @@ Node::RetainsGradHook Node::pop_retains_grad_hook(uint32_t output_nr) {
 }
 
 variable_list Node::call_tensor_pre_hooks(variable_list grads) {
-  for (const auto& [output_nr, hooks] : tensor_pre_hooks_) {
+  if (extras_ == nullptr) return grads;
+  for (const auto& [output_nr, hooks] : extras_->tensor_pre_hooks) {
     if (output_nr < grads.size()) grads[output_nr] = run_tensor_hooks(*hooks, std::move(grads[output_nr]));
   }
-  for (const auto& [output_nr, hook] : retains_grad_hooks_) {
+  for (const auto& [output_nr, hook] : extras_->retains_grad_hooks) {
     if (output_nr < grads.size() && grads[output_nr].defined()) hook(grads[output_nr]);
   }
   return grads;

@@ -29,7 +29,8 @@
 namespace tg::autograd {
 
 using variable_list = std::vector<Tensor>;
-using edge_list = std::vector<Edge>;
+// Pooled (core/pooled_object.h): recording an operation makes one.
+using edge_list = std::vector<Edge, PooledAllocator<Edge>>;
 
 // The shape, dtype and device of a tensor whose gradient a node receives: the engine sums a
 // broadcast gradient down to `sizes` (sum_to) and casts it to `dtype` before passing it on.
@@ -89,7 +90,11 @@ class Node : public std::enable_shared_from_this<Node> {
   uint32_t add_input_metadata(const Tensor& t);
   // For an output that is not differentiable: keeps positions aligned, never validated.
   uint32_t add_undefined_input_metadata();
-  const InputMetadata& input_metadata(size_t i) const;  // throws std::out_of_range past num_inputs()
+  // Throws std::out_of_range past num_inputs().
+  const InputMetadata& input_metadata(size_t i) const {
+    if (i == 0 && num_inputs_ != 0) return first_input_metadata_;
+    return later_input_metadata(i);
+  }
   size_t num_inputs() const noexcept { return num_inputs_; }
   // The stream backward runs on: that of the first output on a device with streams, or
   // nullopt when every output is on the CPU (PyTorch's Node::stream()).
@@ -117,11 +122,13 @@ class Node : public std::enable_shared_from_this<Node> {
   // Hooks on the gradients this node receives (pre) and returns (post).
   using PreHook = std::function<variable_list(const variable_list& grads)>;
   using PostHook = std::function<variable_list(const variable_list& grad_inputs, const variable_list& grad_outputs)>;
-  void add_pre_hook(PreHook hook) { pre_hooks_.push_back(std::move(hook)); }
-  void add_post_hook(PostHook hook) { post_hooks_.push_back(std::move(hook)); }
+  void add_pre_hook(PreHook hook) { extras().pre_hooks.push_back(std::move(hook)); }
+  void add_post_hook(PostHook hook) { extras().post_hooks.push_back(std::move(hook)); }
 
   // Where the node was made, when it was made in anomaly mode (else nullptr).
-  const AnomalyMetadata* anomaly_metadata() const noexcept { return anomaly_metadata_.get(); }
+  const AnomalyMetadata* anomaly_metadata() const noexcept {
+    return extras_ != nullptr ? extras_->anomaly_metadata.get() : nullptr;
+  }
 
   // Held by the engine while apply() runs: nodes reachable from two concurrent backward
   // passes (a shared leaf's AccumulateGrad) run one at a time.
@@ -132,6 +139,7 @@ class Node : public std::enable_shared_from_this<Node> {
 
  private:
   InputMetadata& next_input_metadata_slot();
+  const InputMetadata& later_input_metadata(size_t i) const;
 
   uint64_t sequence_nr_;
   edge_list next_edges_;
@@ -140,12 +148,18 @@ class Node : public std::enable_shared_from_this<Node> {
   InputMetadata first_input_metadata_;
   std::vector<InputMetadata> more_input_metadata_;
   uint32_t num_inputs_ = 0;
-  std::vector<PreHook> pre_hooks_;
-  std::vector<PostHook> post_hooks_;
-  std::vector<std::pair<uint32_t, std::shared_ptr<TensorHookList>>> tensor_pre_hooks_;
-  std::vector<std::pair<uint32_t, RetainsGradHook>> retains_grad_hooks_;
   std::mutex mutex_;
-  std::unique_ptr<AnomalyMetadata> anomaly_metadata_;
+  // What few nodes have (hooks, anomaly mode's backtrace), in one block made when the first
+  // of them is added: an ordinary node is made and freed without touching them.
+  struct Extras {
+    std::vector<PreHook> pre_hooks;
+    std::vector<PostHook> post_hooks;
+    std::vector<std::pair<uint32_t, std::shared_ptr<TensorHookList>>> tensor_pre_hooks;
+    std::vector<std::pair<uint32_t, RetainsGradHook>> retains_grad_hooks;
+    std::unique_ptr<AnomalyMetadata> anomaly_metadata;
+  };
+  std::unique_ptr<Extras> extras_;
+  Extras& extras();
 
   void record_anomaly_metadata();
 };

@@ -24,6 +24,18 @@ class RefCounted : public PooledObject {
 
   // Manual counting, for handles that store raw pointers (IValue). Prefer IntrusivePtr.
   void retain() const noexcept { refcount_.fetch_add(1, std::memory_order_relaxed); }
+  // Takes a reference only while the object is alive (the count is not yet zero): how a
+  // holder of a plain pointer that the object clears in its destructor (a leaf's
+  // AccumulateGrad) gets a strong reference without racing the last release.
+  bool try_retain() const noexcept {
+    uint32_t count = refcount_.load(std::memory_order_relaxed);
+    while (count != 0) {
+      if (refcount_.compare_exchange_weak(count, count + 1, std::memory_order_acquire, std::memory_order_relaxed)) {
+        return true;
+      }
+    }
+    return false;
+  }
   void release() const noexcept {
     if (refcount_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }

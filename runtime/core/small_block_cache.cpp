@@ -13,29 +13,26 @@
 
 namespace tg::small_block_cache {
 
-namespace {
-
-constexpr bool kCacheEnabled = !kAddressSanitizer;
-
-constexpr size_t kMinBytes = 64;  // = kCpuAlignment: smaller blocks could not be aligned anyway
-constexpr size_t kClasses = 7;    // 64, 128, ..., 4096 bytes
-constexpr size_t kBlocksPerClass = 32;
-static_assert(kMinBytes << (kClasses - 1) == kMaxBytes);
-
-// The cache lives on the heap and the thread keeps only a pointer to it: a shared library
-// whose static TLS block is large cannot be dlopen'ed (the Python extension loads it so), and
-// the dispatcher's key set uses the initial-exec model, which puts this library's whole TLS
-// block in static TLS. See Note [Static TLS] in docs/python.md.
-struct Cache {
-  void* blocks[kClasses][kBlocksPerClass];
-  uint32_t counts[kClasses];
-};
+namespace detail {
 // Trivially destructible, so a block freed during thread exit (after Flusher ran) still reads
 // valid values: a null cache, and `t_closed`. Initial-exec, as every trivially typed
 // thread_local on a per-operator path (grad mode, sequence numbers, allocator overrides): the
 // library's TLS is static anyway (Note [Static TLS]), and the default model costs a
 // __tls_get_addr call per access.
-thread_local Cache* t_cache __attribute__((tls_model("initial-exec"))) = nullptr;
+thread_local constinit Cache* t_cache __attribute__((tls_model("initial-exec"))) = nullptr;
+}  // namespace detail
+
+namespace {
+
+using detail::Cache;
+using detail::class_of;
+using detail::kBlocksPerClass;
+using detail::kClasses;
+using detail::kMinBytes;
+using detail::t_cache;
+
+constexpr bool kCacheEnabled = !kAddressSanitizer;
+
 thread_local bool t_closed __attribute__((tls_model("initial-exec"))) = false;
 
 // Frees the cached blocks when the thread ends; later releases go straight to free.
@@ -52,10 +49,6 @@ struct Flusher {
   }
 };
 thread_local Flusher t_flusher;
-
-size_t class_of(size_t nbytes) {
-  return static_cast<size_t>(std::bit_width(std::max(nbytes, kMinBytes) - 1) - std::bit_width(kMinBytes - 1));
-}
 
 void release_to(size_t c, void* block) noexcept {
   Cache* cache = t_cache;
@@ -122,29 +115,28 @@ DataPtr allocate(size_t nbytes) {
   return allocate_new(nbytes, c);
 }
 
-namespace {
-// A raw block from the system: nbytes is above the cache's sizes, or the cache had none.
-[[gnu::noinline]] void* allocate_raw_new(size_t nbytes) {
+namespace detail {
+// The thread has no cache yet (or it is off), its class is empty, or nbytes is above the
+// cache's sizes: a block from the system.
+void* allocate_raw_uncached(size_t nbytes) {
+  if (nbytes <= kMaxBytes) {
+    if (void* block = take_cached(class_of(nbytes))) return block;  // the thread's first block
+  }
   void* block = system_block(nbytes <= kMaxBytes ? kMinBytes << class_of(nbytes) : nbytes);
   if (block == nullptr) throw std::bad_alloc();
   return block;
 }
-}  // namespace
 
-void* allocate_raw(size_t nbytes) {
-  if (nbytes <= kMaxBytes) [[likely]] {
-    if (void* block = take_cached(class_of(nbytes))) return block;
-  }
-  return allocate_raw_new(nbytes);
-}
-
-void release_raw(void* block, size_t nbytes) noexcept {
+// The class is full, the thread has no cache (or it is off), or nbytes is above the cache's
+// sizes.
+void release_raw_uncached(void* block, size_t nbytes) noexcept {
   if (kCacheEnabled && nbytes <= kMaxBytes) {
     release_to(class_of(nbytes), block);
   } else {
     std::free(block);
   }
 }
+}  // namespace detail
 
 bool caching_enabled() { return kCacheEnabled; }
 

@@ -8,10 +8,7 @@ void set_data(const Tensor& target, const Tensor& source) {
   if (target.dtype() != source.dtype()) {
     // A leaf's AccumulateGrad records the dtype its gradient is cast to; drop it so that the
     // next graph makes one for the new dtype (PyTorch's set_data does the same).
-    if (autograd::AutogradMeta* meta = autograd::impl::get_autograd_meta(target)) {
-      std::lock_guard<std::mutex> lock(meta->mutex_);
-      meta->grad_accumulator_.reset();
-    }
+    autograd::impl::release_grad_accumulator(target);
   }
   const DispatchKey old_backend = backend_key_for(target.device().type());
   impl->set_storage(source.storage());

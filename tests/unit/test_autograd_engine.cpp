@@ -10,9 +10,11 @@
 #include "autograd/engine.h"
 #include "autograd/functions.h"
 #include "autograd/input_buffer.h"
+#include "nn/set_data.h"
 #include "autograd_test_helpers.h"
 
 using namespace autograd_test;
+using tg::autograd::AccumulateGrad;
 using tg::autograd::InputBuffer;
 
 TEST_CASE("autograd: a chain of nodes carries the gradient to the leaf") {
@@ -39,6 +41,72 @@ TEST_CASE("autograd: a chain of nodes carries the gradient to the leaf") {
   CHECK_FALSE(y.grad().defined());  // a non-leaf keeps no gradient unless it retains it
 }
 
+// See Note [The leaf holds its AccumulateGrad] in docs/autograd.md.
+TEST_CASE("autograd: a leaf keeps its AccumulateGrad from one graph to the next and frees it with itself") {
+  Tensor x = leaf({1, 2});
+  std::weak_ptr<Node> accumulator;
+  {
+    Tensor y = tg::mul(x, 2.0);
+    accumulator = y.grad_fn()->next_edge(0).function;
+  }
+  // The graph is gone; the leaf still holds its node, and the next graph reaches the same one.
+  REQUIRE_FALSE(accumulator.expired());
+  Tensor z = tg::mul(x, 3.0);
+  CHECK(z.grad_fn()->next_edge(0).function == accumulator.lock());
+  tg::sum(z).backward();
+  CHECK(values(x.grad()) == std::vector<float>{3, 3});
+  // The node holds the leaf only weakly: no cycle keeps either alive.
+  z = Tensor();
+  x = Tensor();
+  CHECK(accumulator.expired());
+}
+
+TEST_CASE("autograd: a graph that outlives its leaf still runs the leaf's hooks") {
+  // PyTorch's node keeps the leaf alive, so the leaf's hooks still see the gradient; here the
+  // leaf hands its hooks to the node as it is freed. The gradient itself has nobody to see it.
+  Tensor x = leaf({1, 2});
+  std::vector<float> seen;
+  x.register_hook([&seen](const Tensor& grad) { seen = values(grad); });
+  Tensor y = tg::mul(x, 3.0);
+  const std::shared_ptr<Node> node = y.grad_fn()->next_edge(0).function;
+  const auto* accumulator = dynamic_cast<const AccumulateGrad*>(node.get());
+  REQUIRE(accumulator != nullptr);
+  CHECK(accumulator->variable().is_same(x));
+  x = Tensor();
+  CHECK_FALSE(accumulator->variable().defined());
+  tg::sum(y).backward();
+  CHECK(seen == std::vector<float>{3, 3});
+}
+
+TEST_CASE("autograd: a leaf's AccumulateGrad is made again when the leaf changed while no graph held it") {
+  // As PyTorch makes a new node whenever no graph holds the old one: here only when what the
+  // old one recorded (shape, dtype, device, stream) no longer holds.
+  Tensor x = leaf({1, 2});
+  const std::weak_ptr<Node> before = impl::grad_accumulator(x);
+  REQUIRE_FALSE(before.expired());
+  tg::nn::detail::set_data(x, tg::ones({3}));  // the same dtype, another shape
+  const std::shared_ptr<Node> after = impl::grad_accumulator(x);
+  CHECK(before.expired());
+  CHECK(after->input_metadata(0).sizes.ref() == tg::IntArrayRef({3}));
+  tg::sum(tg::mul(x, 2.0)).backward();
+  CHECK(values(x.grad()) == std::vector<float>{2, 2, 2});
+}
+
+TEST_CASE("autograd: after set_data changes a leaf's dtype, graphs recorded before still reach the leaf") {
+  Tensor x = leaf({1, 2});
+  Tensor y = tg::mul(x, 2.0);
+  const std::shared_ptr<Node> old_node = y.grad_fn()->next_edge(0).function;
+  tg::nn::detail::set_data(x, tg::ones({2}, tg::kDouble));
+  // The next graph gets a node for the new dtype; the old graph's node now holds the leaf.
+  const std::shared_ptr<Node> new_node = impl::grad_accumulator(x);
+  CHECK(new_node != old_node);
+  CHECK(new_node->input_metadata(0).dtype == tg::kDouble);
+  const tg::TensorImpl* leaf_impl = x.unsafeGetTensorImpl();
+  x = Tensor();
+  const Tensor held = dynamic_cast<const AccumulateGrad&>(*old_node).variable();
+  CHECK(held.unsafeGetTensorImpl() == leaf_impl);
+}
+
 TEST_CASE("autograd: freeing a long chain of nodes does not recurse, and shared nodes survive it") {
   // A million nodes, each the only owner of the next: freed one by one through ~Node's stack,
   // where recursion would overflow the call stack. The leaf's accumulator, held from outside,
@@ -52,7 +120,7 @@ TEST_CASE("autograd: freeing a long chain of nodes does not recurse, and shared 
   head.reset();
   CHECK(first_link.expired());
   CHECK(shared.use_count() == 1);
-  CHECK(accumulator.use_count() == 2);  // the local and `shared`'s edge (x holds it weakly)
+  CHECK(accumulator.use_count() == 3);  // the local, `shared`'s edge and the leaf x
 }
 
 TEST_CASE("autograd: a node runs once, after all its producers (diamond)") {
