@@ -33,14 +33,8 @@ Tensor AccumulateGrad::variable() const {
   return Tensor(IntrusivePtr<TensorImpl>::reclaim(leaf_));
 }
 
-bool AccumulateGrad::describes(const Tensor& leaf) const {
+bool AccumulateGrad::stream_is_current() const {
   const InputMetadata& recorded = input_metadata(0);
-  const TensorImpl* leaf_impl = leaf.unsafeGetTensorImpl();
-  if (recorded.dtype != leaf_impl->dtype() || recorded.device != leaf_impl->device() ||
-      recorded.sizes.ref() != leaf_impl->sizes()) {
-    return false;
-  }
-  if (recorded.stream_id < 0) return true;
   const DeviceGuardImpl* guard = device_guard_impl(recorded.device.type());
   return guard == nullptr || guard->current_stream(recorded.device).id() == recorded.stream_id;
 }

@@ -28,7 +28,13 @@ class AccumulateGrad final : public Node {
   Tensor variable() const;
   // Whether what this node recorded of the leaf (shape, dtype, device, the stream it was made
   // on) still holds: a node that no graph reaches is made again when it does not.
-  bool describes(const Tensor& leaf) const;
+  // Inline: impl::grad_accumulator asks on every operation that records the leaf.
+  bool describes(const Tensor& leaf) const {
+    const InputMetadata& recorded = input_metadata(0);
+    const TensorImpl* leaf_impl = leaf.unsafeGetTensorImpl();
+    return recorded.dtype == leaf_impl->dtype() && recorded.device == leaf_impl->device() &&
+           recorded.sizes.ref() == leaf_impl->sizes() && (recorded.stream_id < 0 || stream_is_current());
+  }
 
   // Called by the leaf's AutogradMeta as the leaf is freed: later gradients still run the
   // leaf's hooks (as PyTorch's node, which keeps the leaf alive, would) and are dropped.
@@ -41,6 +47,9 @@ class AccumulateGrad final : public Node {
   variable_list apply(variable_list&& grads) override;
 
  private:
+  // Whether the stream recorded for the leaf's device is still its current stream.
+  bool stream_is_current() const;
+
   mutable std::mutex leaf_mutex_;  // guards the three members below
   TensorImpl* leaf_;               // cleared by leaf_freed
   Tensor held_leaf_;               // set by hold_leaf

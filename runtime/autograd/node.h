@@ -55,9 +55,10 @@ uint64_t next_sequence_nr();
 
 class Node : public std::enable_shared_from_this<Node> {
  public:
-  explicit Node(edge_list next_edges = {}) : Node(next_sequence_nr(), std::move(next_edges)) {}
-  Node(uint64_t sequence_nr, edge_list next_edges)
-      : sequence_nr_(sequence_nr), next_edges_(std::move(next_edges)) {
+  // The edges are taken by rvalue reference: recording an operation moves its edge list in
+  // once, with no by-value copies left to destroy.
+  explicit Node(edge_list&& next_edges = {}) : Node(next_sequence_nr(), std::move(next_edges)) {}
+  Node(uint64_t sequence_nr, edge_list&& next_edges) : sequence_nr_(sequence_nr), next_edges_(std::move(next_edges)) {
     if (AnomalyMode::is_enabled()) record_anomaly_metadata();
   }
   Node(const Node&) = delete;
