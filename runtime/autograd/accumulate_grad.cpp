@@ -1,5 +1,7 @@
 #include "autograd/accumulate_grad.h"
 
+#include <limits>
+
 #include "autograd/autograd_meta.h"
 #include "autograd/grad_mode.h"
 #include "core/device_guard_impl.h"

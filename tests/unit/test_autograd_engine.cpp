@@ -61,6 +61,26 @@ TEST_CASE("autograd: a leaf keeps its AccumulateGrad from one graph to the next 
   CHECK(accumulator.expired());
 }
 
+TEST_CASE("autograd: threads recording a fresh leaf at once all reach its one AccumulateGrad") {
+  // The accumulator slot's spin lock: the first of the threads makes the node, the others
+  // get it, and the graphs they drop never take it from the leaf.
+  Tensor x = leaf({1, 2});
+  constexpr int kThreads = 4;
+  std::vector<std::shared_ptr<Node>> first_seen(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&x, &first_seen, i] {
+      for (int step = 0; step < 2000; ++step) {
+        const Tensor y = tg::mul(x, 2.0);
+        if (step == 0) first_seen[i] = y.grad_fn()->next_edge(0).function;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const std::shared_ptr<Node> accumulator = impl::grad_accumulator(x);
+  for (const std::shared_ptr<Node>& node : first_seen) CHECK(node == accumulator);
+}
+
 TEST_CASE("autograd: a graph that outlives its leaf still runs the leaf's hooks") {
   // PyTorch's node keeps the leaf alive, so the leaf's hooks still see the gradient; here the
   // leaf hands its hooks to the node as it is freed. The gradient itself has nobody to see it.
