@@ -26,7 +26,6 @@ namespace {
 
 using detail::Cache;
 using detail::class_of;
-using detail::kBlocksPerClass;
 using detail::kClasses;
 using detail::kMinBytes;
 using detail::t_cache;
@@ -50,18 +49,10 @@ struct Flusher {
 };
 thread_local Flusher t_flusher;
 
-void release_to(size_t c, void* block) noexcept {
-  Cache* cache = t_cache;
-  if (cache == nullptr || cache->counts[c] == kBlocksPerClass) {
-    std::free(block);
-    return;
-  }
-  cache->blocks[c][cache->counts[c]++] = block;
-}
-
+// A DataPtr's deleter: the block goes back as a raw block of its class's size.
 template <size_t kClass>
 void release(void* block) {
-  release_to(kClass, block);
+  release_raw(block, kMinBytes << kClass);
 }
 
 template <size_t... C>
@@ -127,15 +118,9 @@ void* allocate_raw_uncached(size_t nbytes) {
   return block;
 }
 
-// The class is full, the thread has no cache (or it is off), or nbytes is above the cache's
-// sizes.
-void release_raw_uncached(void* block, size_t nbytes) noexcept {
-  if (kCacheEnabled && nbytes <= kMaxBytes) {
-    release_to(class_of(nbytes), block);
-  } else {
-    std::free(block);
-  }
-}
+// release_raw's cache could not keep the block: the class is full, the thread has no cache
+// (it is exiting, or the cache is off), or nbytes is above the cache's sizes.
+void release_raw_uncached(void* block, size_t /*nbytes*/) noexcept { std::free(block); }
 }  // namespace detail
 
 bool caching_enabled() { return kCacheEnabled; }
